@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/server"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("serve", "Run the HTTP server: the LMS API under /api/v1, the classroom API under /v2,\nhealth checks at /healthz and /readyz. Migrates the database first.", stderr)
+	cfg.ServeFlags(fs)
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	logger := newLogger(cfg.LogFormat, stderr)
+	m := &server.Main{Config: cfg, Logger: logger}
+	return m.Run(ctx)
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// openStore opens and migrates the store for an operator command.
+func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return st, nil
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("migrate", "Apply every pending database migration and exit. serve does this too.", stderr)
+	cfg.StoreFlags(fs)
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range applied {
+		fmt.Fprintf(stdout, "applied %s\n", a.Name)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	return nil
+}
+
+func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "Print the version of this binary.", stderr)
+	if err := parseFlags(func() error { return fs.Parse(args) }); err != nil {
+		return err
+	}
+	v := version
+	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	fmt.Fprintln(stdout, "lectern "+v)
+	return nil
+}
+
+var domainSubcommands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"create":     runDomainCreate,
+	"list":       runDomainList,
+	"rotate-key": runDomainRotateKey,
+}
+
+func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(stderr, "Usage: lectern domain <create|list|rotate-key> [flags]\n\nManage domains: one domain is one LMS instance (tenant) with its own")
+		fmt.Fprintln(stderr, "users, courses and classes, an LMS API key and a classroom API key.")
+		fmt.Fprintln(stderr, "\n  create      create a domain and print its id and both keys (shown only now)")
+		fmt.Fprintln(stderr, "  list        list domains")
+		fmt.Fprintln(stderr, "  rotate-key  replace a domain's LMS or classroom key and print the new one")
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	sub, ok := domainSubcommands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "lectern domain: unknown subcommand %q (want create, list or rotate-key)\n", args[0])
+		return errUsage
+	}
+	return sub(ctx, args[1:], stdout, stderr)
+}
+
+func runDomainCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("domain create", "Create a domain (one LMS instance) and print its id and its two API keys.\nThe keys are shown only now; store them safely.", stderr)
+	cfg.StoreFlags(fs)
+	name := fs.String("name", "", "the domain's name (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	if *name == "" {
+		fmt.Fprintln(stderr, "lectern domain create: --name is required")
+		return errUsage
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d, keys, err := st.CreateDomain(ctx, *name)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{
+			"domain_id": d.ID, "name": d.Name, "api_key": keys.LMS, "classroom_api_key": keys.Classroom})
+	}
+	fmt.Fprintf(stdout, "Created domain %d (%s).\n\n", d.ID, d.Name)
+	fmt.Fprintf(stdout, "  domain id:          %d\n  LMS API key:        %s\n  classroom API key:  %s\n\n", d.ID, keys.LMS, keys.Classroom)
+	fmt.Fprintln(stdout, "The keys are shown only now. LMS API calls send headers")
+	fmt.Fprintf(stdout, "  Authorization: %s\n  x-domain-id: %d\n", keys.LMS, d.ID)
+	fmt.Fprintln(stdout, "Classroom API calls send apikey="+keys.Classroom)
+	return nil
+}
+
+func runDomainList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("domain list", "List domains with their ids, names and plans (never their keys).", stderr)
+	cfg.StoreFlags(fs)
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ds, err := st.Domains(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]map[string]any, len(ds))
+		for i, d := range ds {
+			out[i] = map[string]any{"domain_id": d.ID, "name": d.Name, "plan": d.Plan, "created_at": d.CreatedAt}
+		}
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPLAN\tCREATED")
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", d.ID, d.Name, d.Plan, d.CreatedAt.Format("2006-01-02 15:04:05Z"))
+	}
+	return tw.Flush()
+}
+
+func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("domain rotate-key", "Replace one of a domain's API keys. The old key stops working at once;\nthe new one is printed only now.", stderr)
+	cfg.StoreFlags(fs)
+	id := fs.Int64("domain", 0, "the domain id (required)")
+	api := fs.String("api", "", "which key: lms or classroom (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	if *id <= 0 || (*api != "lms" && *api != "classroom") {
+		fmt.Fprintln(stderr, "lectern domain rotate-key: --domain ID and --api lms|classroom are required")
+		return errUsage
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	key, err := st.RotateKey(ctx, *id, store.API(*api))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		field := "api_key"
+		if *api == "classroom" {
+			field = "classroom_api_key"
+		}
+		return json.NewEncoder(stdout).Encode(map[string]any{"domain_id": *id, "api": *api, field: key})
+	}
+	fmt.Fprintf(stdout, "New %s key for domain %s: %s\n", *api, strconv.FormatInt(*id, 10), key)
+	return nil
+}
+

@@ -1,0 +1,296 @@
+// Package apitest runs HTTP scenario tests against a real Lectern server on
+// a real store. Run starts one server per backend: SQLite always, and
+// PostgreSQL when LECTERN_TEST_DATABASE_URL is set (each test gets its own
+// schema, dropped afterwards). Under CI (CI=true) a missing PostgreSQL URL
+// fails the test instead of skipping it.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/server"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// EnvDatabaseURL names the variable holding the PostgreSQL URL for tests.
+const EnvDatabaseURL = "LECTERN_TEST_DATABASE_URL"
+
+// Backend is one database the suite runs on.
+type Backend struct {
+	Name string // "sqlite" or "postgres"
+	URL  string // "" for SQLite
+}
+
+// Backends returns the backends to test. It fails t under CI when
+// PostgreSQL is not configured, and logs that it is skipped otherwise.
+func Backends(t testing.TB) []Backend {
+	bs := []Backend{{Name: "sqlite"}}
+	if u := os.Getenv(EnvDatabaseURL); u != "" {
+		bs = append(bs, Backend{Name: "postgres", URL: u})
+	} else if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not set; CI must run the PostgreSQL suite", EnvDatabaseURL)
+	} else {
+		t.Logf("%s not set: PostgreSQL run skipped (set it to postgres://... to run it)", EnvDatabaseURL)
+	}
+	return bs
+}
+
+// IsolatedURL creates a fresh schema in the PostgreSQL database at base
+// and returns a URL whose connections use it; the schema is dropped when
+// t ends. For SQLite (base "") it returns "".
+func IsolatedURL(t testing.TB, base string) string {
+	t.Helper()
+	if base == "" {
+		return ""
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "lt_" + hex.EncodeToString(b)
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		db.Close()
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		db.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", EnvDatabaseURL, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// OpenStore opens and migrates a store on backend b for t.
+func OpenStore(t testing.TB, b Backend) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{DatabaseURL: IsolatedURL(t, b.URL), DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return st
+}
+
+// Domain is a tenant created for a test, with its keys in the clear.
+type Domain struct {
+	ID           int64
+	Name         string
+	LMSKey       string
+	ClassroomKey string
+}
+
+// Env is a running server for one test on one backend.
+type Env struct {
+	T       *testing.T
+	Backend Backend
+	Main    *server.Main
+	Store   *store.Store
+	URL     string // base URL, no trailing slash
+	Client  *http.Client
+	// Domain is a domain created at start; Other is a second one for
+	// cross-tenant checks.
+	Domain Domain
+	Other  Domain
+}
+
+// Option adjusts the server configuration of an Env.
+type Option func(*config.Config)
+
+// Run runs fn once per backend as a subtest, each with a fresh server.
+func Run(t *testing.T, fn func(t *testing.T, e *Env), opts ...Option) {
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			fn(t, Start(t, b, opts...))
+		})
+	}
+}
+
+// Start boots the real server (server.Main, as `lectern serve` does) on
+// port 0 with a temporary data dir on backend b.
+func Start(t *testing.T, b Backend, opts ...Option) *Env {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.DatabaseURL = IsolatedURL(t, b.URL)
+	cfg.RateLimit = 0
+	for _, o := range opts {
+		o(&cfg)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("LECTERN_TEST_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	m := &server.Main{Config: cfg, Logger: logger}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := m.Open(ctx); err != nil {
+		cancel()
+		t.Fatalf("open server: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		m.Close()
+	})
+	e := &Env{T: t, Backend: b, Main: m, Store: m.Store, URL: m.BaseURL(), Client: &http.Client{}}
+	e.Domain = e.NewDomain("Domain A")
+	e.Other = e.NewDomain("Domain B")
+	return e
+}
+
+// NewDomain creates a domain in the store.
+func (e *Env) NewDomain(name string) Domain {
+	e.T.Helper()
+	d, keys, err := e.Store.CreateDomain(context.Background(), name)
+	if err != nil {
+		e.T.Fatalf("create domain: %v", err)
+	}
+	return Domain{ID: d.ID, Name: d.Name, LMSKey: keys.LMS, ClassroomKey: keys.Classroom}
+}
+
+// Request is one HTTP call.
+type Request struct {
+	Method string
+	Path   string // with query string if any
+	// Body is sent as JSON unless it is a string (sent as is) or Form or
+	// Multipart is set. nil sends no body.
+	Body      any
+	Form      url.Values // urlencoded body
+	Multipart url.Values // multipart/form-data body
+	Header    map[string]string
+	// Domain whose LMS credentials to send; nil means e.Domain. NoAuth
+	// sends none.
+	Domain *Domain
+	NoAuth bool
+}
+
+// Response is what came back.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value (numbers as json.Number).
+func (r *Response) JSON(t testing.TB) any {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("response is not JSON (%v): %s", err, r.Body)
+	}
+	return v
+}
+
+// Object decodes a JSON object body.
+func (r *Response) Object(t testing.TB) map[string]any {
+	t.Helper()
+	m, ok := r.JSON(t).(map[string]any)
+	if !ok {
+		t.Fatalf("response is not a JSON object: %s", r.Body)
+	}
+	return m
+}
+
+// Do performs req and returns the response.
+func (e *Env) Do(req Request) *Response {
+	e.T.Helper()
+	var body io.Reader
+	ctype := ""
+	switch {
+	case req.Form != nil:
+		body, ctype = strings.NewReader(req.Form.Encode()), "application/x-www-form-urlencoded"
+	case req.Multipart != nil:
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		keys := make([]string, 0, len(req.Multipart))
+		for k := range req.Multipart {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			for _, v := range req.Multipart[k] {
+				mw.WriteField(k, v)
+			}
+		}
+		mw.Close()
+		body, ctype = &buf, mw.FormDataContentType()
+	case req.Body != nil:
+		if s, ok := req.Body.(string); ok {
+			body = strings.NewReader(s)
+		} else {
+			b, err := json.Marshal(req.Body)
+			if err != nil {
+				e.T.Fatalf("marshal body: %v", err)
+			}
+			body = bytes.NewReader(b)
+		}
+		ctype = "application/json"
+	}
+	hr, err := http.NewRequest(req.Method, e.URL+req.Path, body)
+	if err != nil {
+		e.T.Fatalf("new request: %v", err)
+	}
+	if ctype != "" {
+		hr.Header.Set("Content-Type", ctype)
+	}
+	if !req.NoAuth {
+		d := req.Domain
+		if d == nil {
+			d = &e.Domain
+		}
+		hr.Header.Set("Authorization", d.LMSKey)
+		hr.Header.Set("x-domain-id", fmt.Sprint(d.ID))
+	}
+	for k, v := range req.Header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := e.Client.Do(hr)
+	if err != nil {
+		e.T.Fatalf("%s %s: %v", req.Method, req.Path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.T.Fatalf("read body: %v", err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// LMS calls /api/v1 + path with a JSON body (nil for none) as e.Domain.
+func (e *Env) LMS(method, path string, body any) *Response {
+	e.T.Helper()
+	return e.Do(Request{Method: method, Path: "/api/v1" + path, Body: body})
+}

@@ -1,0 +1,127 @@
+// Package config holds Lectern's settings. Every setting has a flag and an
+// environment variable of the same name (--data-dir, LECTERN_DATA_DIR); a
+// flag given on the command line wins over the environment.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the server and the operator commands.
+type Config struct {
+	Addr         string
+	AltAddr      string
+	PublicURL    string
+	DataDir      string
+	DatabaseURL  string
+	TLSCert      string
+	TLSKey       string
+	RateLimit    float64
+	RateBurst    int
+	MaxBodyBytes int64
+	// ResponseStyle is the classroom API's default JSON style: "seed" or
+	// "compat".
+	ResponseStyle   string
+	ShutdownTimeout time.Duration
+	LogFormat       string
+}
+
+// Default returns the built-in defaults.
+func Default() Config {
+	return Config{
+		Addr:            "127.0.0.1:8080",
+		DataDir:         "./lectern-data",
+		RateLimit:       50,
+		RateBurst:       100,
+		MaxBodyBytes:    1 << 20,
+		ResponseStyle:   "seed",
+		ShutdownTimeout: 15 * time.Second,
+		LogFormat:       "text",
+	}
+}
+
+// StoreFlags registers the settings every command needs (where the data
+// lives) on fs.
+func (c *Config) StoreFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for the SQLite file and recordings (env LECTERN_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "postgres://... to use PostgreSQL; empty for SQLite in the data dir (env LECTERN_DATABASE_URL)")
+}
+
+// ServeFlags registers the server's settings on fs.
+func (c *Config) ServeFlags(fs *flag.FlagSet) {
+	c.StoreFlags(fs)
+	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on (env LECTERN_ADDR)")
+	fs.StringVar(&c.AltAddr, "alt-addr", c.AltAddr, "optional second address serving the same API, for deployments that keep a second host name (env LECTERN_ALT_ADDR)")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "public base URL used in launch and recording links; default http(s)://ADDR (env LECTERN_PUBLIC_URL)")
+	fs.StringVar(&c.TLSCert, "tls-cert", c.TLSCert, "TLS certificate file; with --tls-key serves HTTPS (env LECTERN_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", c.TLSKey, "TLS private key file (env LECTERN_TLS_KEY)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second allowed per API key; 0 disables (env LECTERN_RATE_LIMIT)")
+	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests an API key may burst above the rate (env LECTERN_RATE_BURST)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body accepted, in bytes (env LECTERN_MAX_BODY_BYTES)")
+	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: seed or compat (env LECTERN_RESPONSE_STYLE)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long to wait for in-flight requests on shutdown (env LECTERN_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env LECTERN_LOG_FORMAT)")
+}
+
+// Parse applies the environment to every flag of fs that was not set on
+// the command line, then checks the result.
+func (c *Config) Parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		env := "LECTERN_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if e := f.Value.Set(v); e != nil {
+				err = fmt.Errorf("%s=%q: %v", env, v, e)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return c.Check()
+}
+
+// Check validates settings that flags alone cannot.
+func (c *Config) Check() error {
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("--tls-cert and --tls-key must be given together")
+	}
+	if c.ResponseStyle != "seed" && c.ResponseStyle != "compat" {
+		return fmt.Errorf("--response-style must be seed or compat, not %q", c.ResponseStyle)
+	}
+	if c.MaxBodyBytes < 1024 {
+		return fmt.Errorf("--max-body-bytes must be at least 1024")
+	}
+	if c.RateLimit < 0 || c.RateBurst < 1 {
+		return fmt.Errorf("--rate-limit must be >= 0 and --rate-burst >= 1")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("--log-format must be text or json")
+	}
+	return nil
+}
+
+// BaseURL is the public URL, or one derived from the listen address.
+func (c *Config) BaseURL() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	scheme := "http"
+	if c.TLSCert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Addr
+}
+

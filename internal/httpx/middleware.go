@@ -1,0 +1,155 @@
+package httpx
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+type ctxKey int
+
+const infoKey ctxKey = 0
+
+// Info is per-request data that middleware and handlers share: the request
+// id and, once authenticated, the domain id. It is logged with the request.
+type Info struct {
+	RequestID string
+	DomainID  int64
+}
+
+// RequestInfo returns the request's Info (never nil inside Log).
+func RequestInfo(ctx context.Context) *Info {
+	if i, ok := ctx.Value(infoKey).(*Info); ok {
+		return i
+	}
+	return &Info{}
+}
+
+// statusWriter records the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// newRequestID returns 16 random hex digits.
+func newRequestID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Log assigns each request an id (returned as X-Request-Id), recovers from
+// panics with a 500, and writes one structured log line per request with
+// method, path, status, duration, domain id and request id. Query strings
+// are not logged: classroom clients put their API key there.
+func Log(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &Info{RequestID: newRequestID()}
+		w.Header().Set("X-Request-Id", info.RequestID)
+		sw := &statusWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, info))
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				logger.Error("panic", "request_id", info.RequestID, "panic", v)
+				if sw.status == 0 {
+					WriteJSON(sw, http.StatusInternalServerError, map[string]any{
+						"message": "internal server error", "code": "internal", "request_id": info.RequestID})
+				}
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", status),
+				slog.Duration("duration", time.Since(start)),
+				slog.Int64("domain_id", info.DomainID),
+				slog.String("request_id", info.RequestID),
+			)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// Draining answers 503 once the server has begun shutting down, for
+// requests that still arrive on open connections, and asks the client to
+// close the connection.
+func Draining(shuttingDown *atomic.Bool, unavailable http.Handler, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if shuttingDown.Load() {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "5")
+			unavailable.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// AcceptsJSON reports whether the Accept header allows a JSON answer. No
+// header, */*, application/* and application/json (with any parameters or
+// q > 0) all do.
+func AcceptsJSON(r *http.Request) bool {
+	accept := r.Header.Values("Accept")
+	if len(accept) == 0 {
+		return true
+	}
+	for _, h := range accept {
+		for _, part := range strings.Split(h, ",") {
+			mt, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			mt = strings.ToLower(strings.TrimSpace(mt))
+			if mt != "*/*" && mt != "application/*" && mt != "application/json" && mt != "" {
+				continue
+			}
+			if qZero(params) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// qZero reports whether media-type parameters carry q=0 (not acceptable).
+func qZero(params string) bool {
+	for _, kv := range strings.Split(params, ";") {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.TrimSpace(strings.ToLower(k)) == "q" {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q <= 0
+		}
+	}
+	return false
+}

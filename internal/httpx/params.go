@@ -1,0 +1,311 @@
+// Package httpx holds the HTTP plumbing both APIs share: parameter merging,
+// JSON writing, routing with proper 404/405 answers, request ids, logging,
+// rate limits and shutdown handling.
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// Params are a request's parameters merged from the path, the body (JSON,
+// urlencoded or multipart) and the query string. When a name appears in
+// more than one place the path wins over the body and the body over the
+// query string.
+type Params struct {
+	values map[string]string
+	// Files holds multipart file parts by field name.
+	Files map[string][]byte
+}
+
+// NewParams returns Params holding m (for tests and internal callers).
+func NewParams(m map[string]string) *Params {
+	if m == nil {
+		m = map[string]string{}
+	}
+	return &Params{values: m}
+}
+
+// ErrBodyTooLarge is returned by ReadParams when the body exceeds the limit.
+var ErrBodyTooLarge = errors.New("request body too large")
+
+// ErrUnsupportedBody is returned by ReadParams for a non-empty body whose
+// content type is none of JSON, urlencoded or multipart.
+var ErrUnsupportedBody = errors.New("unsupported body content type")
+
+// ReadParams reads and merges a request's parameters. The body is read at
+// most up to maxBody bytes; a larger body gives ErrBodyTooLarge. GET and
+// DELETE bodies are read like any other. An empty body is never an error,
+// whatever its content type. A malformed JSON body is an *lms.Error naming
+// the body.
+func ReadParams(r *http.Request, maxBody int64) (*Params, error) {
+	p := &Params{values: map[string]string{}}
+	for k, vs := range r.URL.Query() {
+		if len(vs) > 0 {
+			p.values[k] = vs[len(vs)-1]
+		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err != nil {
+			return nil, fmt.Errorf("read body: %w", err)
+		}
+		if int64(len(body)) > maxBody {
+			return nil, ErrBodyTooLarge
+		}
+		if err := p.readBody(r, body); err != nil {
+			return nil, err
+		}
+	}
+	if r.Pattern != "" {
+		for _, name := range patternWildcards(r.Pattern) {
+			if v := r.PathValue(name); v != "" {
+				p.values[name] = v
+			}
+		}
+	}
+	return p, nil
+}
+
+func (p *Params) readBody(r *http.Request, body []byte) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, mparams, _ := mime.ParseMediaType(ct)
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		vals, err := url.ParseQuery(string(body))
+		if err != nil {
+			return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the urlencoded body could not be parsed",
+				Fields: []lms.FieldError{{Field: "body", Message: "is not valid urlencoded form data"}}}
+		}
+		for k, vs := range vals {
+			if len(vs) > 0 {
+				p.values[k] = vs[len(vs)-1]
+			}
+		}
+		return nil
+	case mt == "multipart/form-data":
+		return p.readMultipart(body, mparams["boundary"])
+	case mt == "application/json" || strings.HasSuffix(mt, "+json") || trimmed[0] == '{':
+		return p.readJSON(trimmed)
+	}
+	return ErrUnsupportedBody
+}
+
+func (p *Params) readJSON(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body must be one object: " + jsonProblem(err),
+			Fields: []lms.FieldError{{Field: "body", Message: "is not a JSON object"}}}
+	}
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+			// null means absent.
+		case string:
+			p.values[k] = v
+		case json.Number:
+			p.values[k] = v.String()
+		case bool:
+			if v {
+				p.values[k] = "true"
+			} else {
+				p.values[k] = "false"
+			}
+		default:
+			b, _ := json.Marshal(v)
+			p.values[k] = string(b)
+		}
+	}
+	return nil
+}
+
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "found " + te.Value
+	}
+	return "unexpected end of input"
+}
+
+// patternWildcards returns the {name} wildcards of a ServeMux pattern.
+func patternWildcards(pattern string) []string {
+	var names []string
+	for {
+		i := strings.IndexByte(pattern, '{')
+		if i < 0 {
+			return names
+		}
+		j := strings.IndexByte(pattern[i:], '}')
+		if j < 0 {
+			return names
+		}
+		name := strings.TrimSuffix(pattern[i+1:i+j], "...")
+		names = append(names, name)
+		pattern = pattern[i+j+1:]
+	}
+}
+
+// Get returns the named parameter, trimmed of surrounding space, or "".
+func (p *Params) Get(name string) string { return strings.TrimSpace(p.values[name]) }
+
+// Raw returns the named parameter exactly as sent.
+func (p *Params) Raw(name string) string { return p.values[name] }
+
+// Has reports whether the named parameter was sent with a non-blank value.
+func (p *Params) Has(name string) bool { return p.Get(name) != "" }
+
+// Set sets a parameter (used for aliases and defaults).
+func (p *Params) Set(name, value string) { p.values[name] = value }
+
+// Del removes a parameter.
+func (p *Params) Del(name string) { delete(p.values, name) }
+
+// First returns the value and name of the first of names that was sent.
+func (p *Params) First(names ...string) (value, name string) {
+	for _, n := range names {
+		if p.Has(n) {
+			return p.Get(n), n
+		}
+	}
+	return "", ""
+}
+
+// Names returns every parameter name sent.
+func (p *Params) Names() []string {
+	out := make([]string, 0, len(p.values))
+	for k := range p.values {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Int returns the named integer parameter. ok is false when it was not
+// sent. A value that is not an integer (JSON number or numeric string) is
+// recorded in v and returns ok false.
+func (p *Params) Int(v *lms.Validator, name string) (n int64, ok bool) {
+	s := p.Get(name)
+	if s == "" {
+		return 0, false
+	}
+	n, err := ParseInt(s)
+	if err != nil {
+		v.Add(name, "must be an integer")
+		return 0, false
+	}
+	return n, true
+}
+
+// RequiredInt is Int that records a missing value in v.
+func (p *Params) RequiredInt(v *lms.Validator, name string) int64 {
+	if !p.Has(name) {
+		v.Add(name, "is required")
+		return 0
+	}
+	n, _ := p.Int(v, name)
+	return n
+}
+
+// ID returns a required positive integer id.
+func (p *Params) ID(v *lms.Validator, name string) int64 {
+	n := p.RequiredInt(v, name)
+	if !v.Has(name) && n <= 0 {
+		v.Add(name, "must be a positive integer")
+	}
+	return n
+}
+
+// Flag returns a 0/1 parameter, def when absent.
+func (p *Params) Flag(v *lms.Validator, name string, def int64) int64 {
+	return p.Range(v, name, def, 0, 1)
+}
+
+// Range returns an integer parameter within [lo, hi], def when absent.
+func (p *Params) Range(v *lms.Validator, name string, def, lo, hi int64) int64 {
+	n, ok := p.Int(v, name)
+	if !ok {
+		return def
+	}
+	if n < lo || n > hi {
+		v.Add(name, fmt.Sprintf("must be between %d and %d", lo, hi))
+		return def
+	}
+	return n
+}
+
+// RequiredString returns a required, non-blank string parameter.
+func (p *Params) RequiredString(v *lms.Validator, name string) string {
+	s := p.Get(name)
+	if s == "" {
+		v.Add(name, "is required")
+	}
+	return s
+}
+
+// ParseInt parses a decimal integer as sent in JSON or a form: digits with
+// an optional sign. A JSON number with a zero fraction ("12.0") is accepted.
+func ParseInt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	if whole, frac, ok := strings.Cut(s, "."); ok && frac != "" && strings.Trim(frac, "0") == "" {
+		return strconv.ParseInt(whole, 10, 64)
+	}
+	return 0, fmt.Errorf("%q is not an integer", s)
+}
+
+func (p *Params) readMultipart(body []byte, boundary string) error {
+	if boundary == "" {
+		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: multipart body without a boundary",
+			Fields: []lms.FieldError{{Field: "body", Message: "is multipart without a boundary"}}}
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the multipart body could not be parsed",
+				Fields: []lms.FieldError{{Field: "body", Message: "is not valid multipart form data"}}}
+		}
+		data, err := io.ReadAll(part)
+		if err != nil {
+			return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the multipart body could not be parsed",
+				Fields: []lms.FieldError{{Field: "body", Message: "is not valid multipart form data"}}}
+		}
+		name := part.FormName()
+		if name == "" {
+			continue
+		}
+		if part.FileName() != "" {
+			if p.Files == nil {
+				p.Files = map[string][]byte{}
+			}
+			p.Files[name] = data
+			continue
+		}
+		p.values[name] = string(data)
+	}
+}

@@ -1,0 +1,185 @@
+// Package lmsapi serves the LMS management API under /api/v1: header
+// authentication, parameter merging, the error shape, and one file of
+// handlers per resource.
+package lmsapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// Prefix is where the API lives.
+const Prefix = "/api/v1"
+
+// API is the LMS management API.
+type API struct {
+	Store   *store.Store
+	Logger  *slog.Logger
+	Limiter *httpx.RateLimiter
+	// MaxBody is the largest request body accepted, in bytes.
+	MaxBody int64
+}
+
+// call is one authenticated request: the caller's domain and the merged
+// parameters.
+type call struct {
+	Domain store.Domain
+	P      *httpx.Params
+}
+
+// handlerFunc is an API handler. A returned error is written in the API's
+// error shape; handlers write successes themselves.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c *call) error
+
+// Register adds every /api/v1 route to mux.
+func (a *API) Register(mux *http.ServeMux) {
+	rt := httpx.NewRouter(mux, func(w http.ResponseWriter, r *http.Request, allow []string) {
+		a.writeError(w, r, &apiError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+			message: "method " + r.Method + " is not allowed on " + r.URL.Path + "; use " + strings.Join(allow, " or ")})
+	})
+	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		a.writeError(w, r, &apiError{status: http.StatusNotFound, code: "not_found", message: "no such endpoint: " + r.URL.Path})
+	})
+	a.routes(rt)
+}
+
+// handle registers h for method and path (relative to Prefix).
+func (a *API) handle(rt *httpx.Router, method, path string, h handlerFunc) {
+	rt.Handle(method, Prefix+path, a.wrap(h))
+}
+
+// wrap runs the steps every call shares, in order: content negotiation
+// (406), authentication (401), rate limit (429), parameter reading (413,
+// 400), then h.
+func (a *API) wrap(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !httpx.AcceptsJSON(r) {
+			a.writeError(w, r, &apiError{status: http.StatusNotAcceptable, code: "not_acceptable",
+				message: "this API answers only application/json; change the Accept header"})
+			return
+		}
+		d, err := a.authenticate(r)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		httpx.RequestInfo(r.Context()).DomainID = d.ID
+		dec := a.Limiter.Allow("lms:" + strconv.FormatInt(d.ID, 10))
+		dec.SetHeaders(w.Header())
+		if !dec.Allowed {
+			a.writeError(w, r, &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
+				message: "rate limit exceeded; retry after " + w.Header().Get("Retry-After") + " seconds"})
+			return
+		}
+		p, err := httpx.ReadParams(r, a.MaxBody)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		if err := h(w, r, &call{Domain: d, P: p}); err != nil {
+			a.writeError(w, r, err)
+		}
+	})
+}
+
+// authenticate checks the Authorization and x-domain-id headers.
+func (a *API) authenticate(r *http.Request) (store.Domain, error) {
+	key := strings.TrimSpace(r.Header.Get("Authorization"))
+	if len(key) > 7 && strings.EqualFold(key[:7], "bearer ") {
+		key = strings.TrimSpace(key[7:])
+	}
+	rawID := strings.TrimSpace(r.Header.Get("X-Domain-Id"))
+	switch {
+	case key == "" && rawID == "":
+		return store.Domain{}, unauthorized("missing Authorization and x-domain-id headers")
+	case key == "":
+		return store.Domain{}, unauthorized("missing Authorization header (send your LMS API key)")
+	case rawID == "":
+		return store.Domain{}, unauthorized("missing x-domain-id header")
+	}
+	id, err := strconv.ParseInt(rawID, 10, 64)
+	if err != nil || id <= 0 {
+		return store.Domain{}, unauthorized("x-domain-id must be a positive integer")
+	}
+	d, err := a.Store.AuthLMS(r.Context(), id, key)
+	if err != nil {
+		if lms.ErrorCode(err) == lms.CodeUnauthorized {
+			return store.Domain{}, unauthorized("invalid API key or domain id")
+		}
+		return store.Domain{}, err
+	}
+	return d, nil
+}
+
+func unauthorized(msg string) error {
+	return &apiError{status: http.StatusUnauthorized, code: "unauthorized", message: msg}
+}
+
+// apiError is an error with an HTTP status of its own (405, 406, 413, ...).
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+// errorBody is the one error shape of /api/v1.
+type errorBody struct {
+	Message   string           `json:"message"`
+	Code      string           `json:"code"`
+	Fields    []lms.FieldError `json:"fields,omitempty"`
+	RequestID string           `json:"request_id"`
+}
+
+var codeStatus = map[lms.Code]int{
+	lms.CodeInvalid:      http.StatusBadRequest,
+	lms.CodeUnauthorized: http.StatusUnauthorized,
+	lms.CodeForbidden:    http.StatusForbidden,
+	lms.CodeNotFound:     http.StatusNotFound,
+	lms.CodeConflict:     http.StatusConflict,
+}
+
+// writeError is the one place errors become responses. Anything that is not
+// a client-facing error is logged with the request id and answered with a
+// bare 500.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	info := httpx.RequestInfo(r.Context())
+	body := errorBody{RequestID: info.RequestID}
+	status := http.StatusInternalServerError
+	var ae *apiError
+	var le *lms.Error
+	switch {
+	case errors.As(err, &ae):
+		status, body.Code, body.Message = ae.status, ae.code, ae.message
+	case errors.Is(err, httpx.ErrBodyTooLarge):
+		status, body.Code = http.StatusRequestEntityTooLarge, "body_too_large"
+		body.Message = "request body is larger than " + strconv.FormatInt(a.MaxBody, 10) + " bytes"
+	case errors.Is(err, httpx.ErrUnsupportedBody):
+		status, body.Code = http.StatusUnsupportedMediaType, "unsupported_media_type"
+		body.Message = "send the body as application/json, application/x-www-form-urlencoded or multipart/form-data"
+	case errors.As(err, &le) && le.Code != lms.CodeInternal:
+		status, body.Code, body.Message, body.Fields = codeStatus[le.Code], string(le.Code), le.Message, le.Fields
+	default:
+		a.Logger.Error("internal error", "request_id", info.RequestID, "path", r.URL.Path, "err", err)
+		body.Code, body.Message = "internal", "internal server error"
+	}
+	httpx.WriteJSON(w, status, body)
+}
+
+// ok writes {"message": message, "data": data}; data is left out when nil.
+func ok(w http.ResponseWriter, message string, data any) error {
+	body := map[string]any{"message": message}
+	if data != nil {
+		body["data"] = data
+	}
+	httpx.WriteJSON(w, http.StatusOK, body)
+	return nil
+}

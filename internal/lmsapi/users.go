@@ -1,0 +1,114 @@
+package lmsapi
+
+import (
+	"net/http"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// userJSON is the seed's User.
+type userJSON struct {
+	ID        int64  `json:"id"`
+	LMSUserID *int64 `json:"lms_user_id,omitempty"`
+	Name      string `json:"name"`
+	Username  string `json:"username"`
+	Email     string `json:"email"`
+}
+
+// toUserJSON renders u. lms_user_id is the same number as id: Lectern is
+// the LMS, so the two ids are one.
+func toUserJSON(u lms.User, withLMSID bool) userJSON {
+	j := userJSON{ID: u.ID, Name: u.Name, Username: u.Username, Email: u.Email}
+	if withLMSID {
+		id := u.ID
+		j.LMSUserID = &id
+	}
+	return j
+}
+
+// POST /users/create: username, email, optional name (defaults to username).
+func (a *API) createUser(w http.ResponseWriter, r *http.Request, c *call) error {
+	var v lms.Validator
+	username := c.P.RequiredString(&v, "username")
+	email := c.P.RequiredString(&v, "email")
+	name := c.P.Get("name")
+	if name == "" {
+		name = username
+	}
+	v.Check(len(username) <= 255, "username", "must be at most 255 characters")
+	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	if email != "" {
+		v.Check(lms.ValidEmail(email), "email", "must be a valid email address such as ann@example.com")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u, err := a.Store.CreateUser(r.Context(), c.Domain.ID, lms.User{Name: name, Username: username, Email: email})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]any{"message": "User created", "id": u.ID})
+}
+
+// DELETE /users/delete: email.
+func (a *API) deleteUser(w http.ResponseWriter, r *http.Request, c *call) error {
+	var v lms.Validator
+	email := c.P.RequiredString(&v, "email")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u, err := a.Store.DeleteUserByEmail(r.Context(), c.Domain.ID, email)
+	if err != nil {
+		return err
+	}
+	return ok(w, "User "+u.Email+" deleted", nil)
+}
+
+// POST /users/list: optional name and email (partial, case-insensitive),
+// page and limit.
+func (a *API) listUsers(w http.ResponseWriter, r *http.Request, c *call) error {
+	var v lms.Validator
+	pg := readPage(c, &v)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	users, total, err := a.Store.ListUsers(r.Context(), c.Domain.ID, store.UserFilter{
+		Name: c.P.Get("name"), Email: c.P.Get("email"), Offset: pg.offset(), Limit: pg.Limit})
+	if err != nil {
+		return err
+	}
+	data := make([]userJSON, len(users))
+	for i, u := range users {
+		data[i] = toUserJSON(u, true)
+	}
+	return writeJSON(w, pg.body("Users", data, total))
+}
+
+// GET or POST /users/getuser: userId.
+func (a *API) getUser(w http.ResponseWriter, r *http.Request, c *call) error {
+	var v lms.Validator
+	id := c.P.ID(&v, "userId")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u, err := a.Store.User(r.Context(), c.Domain.ID, id)
+	if err != nil {
+		return err
+	}
+	return ok(w, "User found", []userJSON{toUserJSON(u, true)})
+}
+
+// GET /users/getuserbyEmail/{email}: the email is URL-escaped in the path.
+func (a *API) getUserByEmail(w http.ResponseWriter, r *http.Request, c *call) error {
+	var v lms.Validator
+	email := c.P.RequiredString(&v, "email")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u, err := a.Store.UserByEmail(r.Context(), c.Domain.ID, email)
+	if err != nil {
+		return err
+	}
+	return ok(w, "User found", []userJSON{toUserJSON(u, false)})
+}

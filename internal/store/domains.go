@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// Domain is one LMS instance (tenant). Key hashes are never returned.
+type Domain struct {
+	ID            int64
+	Name          string
+	Plan          string
+	ResponseStyle string // classroom API JSON style: "", "seed" or "compat"
+	LaunchSecret  []byte // signs and encrypts classroom launch URLs
+	CreatedAt     time.Time
+}
+
+// Keys are a domain's two API keys in the clear. They exist only in the
+// return value of CreateDomain and RotateKey.
+type Keys struct {
+	LMS       string
+	Classroom string
+}
+
+// API names one of a domain's two keys.
+type API string
+
+// The two APIs that have keys.
+const (
+	APILMS       API = "lms"
+	APIClassroom API = "classroom"
+)
+
+// newKey returns a fresh API key: a prefix and 160 random bits in hex.
+func newKey(prefix string) string {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(b)
+}
+
+// hashKey is how keys are kept at rest: hex SHA-256. Keys carry 160 random
+// bits, so a fast unsalted hash is enough.
+func hashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateDomain creates a tenant and returns it with its keys in the clear.
+func (s *Store) CreateDomain(ctx context.Context, name string) (Domain, Keys, error) {
+	keys := Keys{LMS: newKey("lk_"), Classroom: newKey("ck_")}
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	d := Domain{Name: name, Plan: "unlimited", LaunchSecret: secret, CreatedAt: now()}
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		d.ID, err = tx.insert(ctx, `INSERT INTO domains (name, lms_key_hash, classroom_key_hash, launch_secret, plan, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, name, hashKey(keys.LMS), hashKey(keys.Classroom), hex.EncodeToString(secret), d.Plan, formatTime(d.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return Domain{}, Keys{}, err
+	}
+	return d, keys, nil
+}
+
+// RotateKey replaces one of a domain's keys and returns the new one.
+func (s *Store) RotateKey(ctx context.Context, domainID int64, api API) (string, error) {
+	var col, key string
+	switch api {
+	case APILMS:
+		col, key = "lms_key_hash", newKey("lk_")
+	case APIClassroom:
+		col, key = "classroom_key_hash", newKey("ck_")
+	default:
+		return "", fmt.Errorf("unknown api %q (want lms or classroom)", api)
+	}
+	err := s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, "UPDATE domains SET "+col+" = ? WHERE id = ?", hashKey(key), domainID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("domain %d not found", domainID)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+const domainCols = "id, name, plan, response_style, launch_secret, created_at"
+
+func scanDomain(row interface{ Scan(...any) error }) (Domain, error) {
+	var d Domain
+	var secret, created string
+	if err := row.Scan(&d.ID, &d.Name, &d.Plan, &d.ResponseStyle, &secret, &created); err != nil {
+		return Domain{}, err
+	}
+	d.LaunchSecret, _ = hex.DecodeString(secret)
+	d.CreatedAt = parseTime(created)
+	return d, nil
+}
+
+// Domains lists every domain by id.
+func (s *Store) Domains(ctx context.Context) ([]Domain, error) {
+	rows, err := s.read().query(ctx, "SELECT "+domainCols+" FROM domains ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Domain
+	for rows.Next() {
+		d, err := scanDomain(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// GetDomain returns one domain.
+func (s *Store) GetDomain(ctx context.Context, id int64) (Domain, error) {
+	d, err := scanDomain(s.read().queryRow(ctx, "SELECT "+domainCols+" FROM domains WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Domain{}, lms.NotFoundf("domain %d not found", id)
+	}
+	return d, err
+}
+
+// AuthLMS returns the domain whose id is domainID if key is its LMS key.
+// The comparison of hashes is constant-time. Any mismatch, including an
+// unknown domain, returns a CodeUnauthorized error.
+func (s *Store) AuthLMS(ctx context.Context, domainID int64, key string) (Domain, error) {
+	var stored string
+	row := s.read().queryRow(ctx, "SELECT "+domainCols+", lms_key_hash FROM domains WHERE id = ?", domainID)
+	var d Domain
+	var secret, created string
+	err := row.Scan(&d.ID, &d.Name, &d.Plan, &d.ResponseStyle, &secret, &created, &stored)
+	given := hashKey(key)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Compare anyway so an unknown domain costs the same as a wrong key.
+		subtle.ConstantTimeCompare([]byte(given), []byte(given))
+		return Domain{}, errUnauthorized
+	}
+	if err != nil {
+		return Domain{}, err
+	}
+	if subtle.ConstantTimeCompare([]byte(given), []byte(stored)) != 1 {
+		return Domain{}, errUnauthorized
+	}
+	d.LaunchSecret, _ = hex.DecodeString(secret)
+	d.CreatedAt = parseTime(created)
+	return d, nil
+}
+
+// AuthClassroom returns the domain whose classroom key is key. The lookup
+// is by the key's SHA-256 through a unique index; the hash of a 160-bit
+// random key leaks nothing usable through lookup timing, and the stored
+// hash is compared in constant time as well.
+func (s *Store) AuthClassroom(ctx context.Context, key string) (Domain, error) {
+	if key == "" {
+		return Domain{}, errUnauthorized
+	}
+	given := hashKey(key)
+	var stored string
+	var d Domain
+	var secret, created string
+	err := s.read().queryRow(ctx, "SELECT "+domainCols+", classroom_key_hash FROM domains WHERE classroom_key_hash = ?", given).
+		Scan(&d.ID, &d.Name, &d.Plan, &d.ResponseStyle, &secret, &created, &stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Domain{}, errUnauthorized
+	}
+	if err != nil {
+		return Domain{}, err
+	}
+	if subtle.ConstantTimeCompare([]byte(given), []byte(stored)) != 1 {
+		return Domain{}, errUnauthorized
+	}
+	d.LaunchSecret, _ = hex.DecodeString(secret)
+	d.CreatedAt = parseTime(created)
+	return d, nil
+}
+
+var errUnauthorized = &lms.Error{Code: lms.CodeUnauthorized, Message: "invalid API key or domain id"}
+
+// SetDomainPlan sets the plan name of a domain.
+func (s *Store) SetDomainPlan(ctx context.Context, domainID int64, plan string) error {
+	return s.updateDomain(ctx, domainID, "plan", plan)
+}
+
+// SetResponseStyle sets the classroom API JSON style of a domain ("" means
+// the server default).
+func (s *Store) SetResponseStyle(ctx context.Context, domainID int64, style string) error {
+	return s.updateDomain(ctx, domainID, "response_style", style)
+}
+
+func (s *Store) updateDomain(ctx context.Context, domainID int64, col, value string) error {
+	return s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, "UPDATE domains SET "+col+" = ? WHERE id = ?", value, domainID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("domain %d not found", domainID)
+		}
+		return nil
+	})
+}

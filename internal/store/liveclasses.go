@@ -1,0 +1,204 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+const classCols = `id, owner_user_id, title, description, date, start_minute, end_minute, timezone_id, timezone_name,
+	is_recurring, repeat_kind, weekdays, end_classes_count, end_date, currency, ispaid, seat_attendees, record,
+	is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate, is_screenshare, is_private_chat,
+	keyword, privacy, published, created_at, updated_at`
+
+func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
+	var c lms.LiveClass
+	var created, updated string
+	err := row.Scan(&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
+		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
+		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
+		&c.IsLang, &c.IsRegion, &c.IsCorporate, &c.IsScreenshare, &c.IsPrivateChat, &c.Keyword, &c.Privacy,
+		&c.Published, &created, &updated)
+	c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)
+	return c, err
+}
+
+func classArgs(c lms.LiveClass) []any {
+	return []any{c.OwnerUserID, c.Title, c.Description, c.Date, c.StartMinute, c.EndMinute, c.TimezoneID, c.TimezoneName,
+		b2i(c.IsRecurring), c.Repeat, c.Weekdays, c.EndClassesCount, c.EndDate, c.Currency, c.IsPaid, c.SeatAttendees, c.Record,
+		c.IsRecordingLayout, c.IsVideo, c.IsBoard, c.IsLang, c.IsRegion, c.IsCorporate, c.IsScreenshare, c.IsPrivateChat,
+		c.Keyword, c.Privacy, c.Published}
+}
+
+// CreateLiveClass stores a class and its occurrences (c.Occurrences, at
+// least one, computed by the caller) and returns it with ids set.
+func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass) (lms.LiveClass, error) {
+	if len(c.Occurrences) == 0 {
+		return lms.LiveClass{}, errors.New("store: a live class needs at least one occurrence")
+	}
+	c.CreatedAt, c.UpdatedAt = now(), now()
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		c.ID, err = tx.insert(ctx, `INSERT INTO live_classes (domain_id, owner_user_id, title, description, date, start_minute,
+			end_minute, timezone_id, timezone_name, is_recurring, repeat_kind, weekdays, end_classes_count, end_date, currency,
+			ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
+			is_screenshare, is_private_chat, keyword, privacy, published, created_at, updated_at)
+			VALUES (?, `+placeholders(30)+`)`,
+			append(append([]any{domainID}, classArgs(c)...), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))...)
+		if err != nil {
+			return err
+		}
+		return insertOccurrences(ctx, tx, domainID, c.ID, c.Occurrences)
+	})
+	return c, err
+}
+
+// UpdateLiveClass replaces a class's fields and, when occ is non-nil, its
+// occurrences (cancellations of the old ones are dropped with them).
+func (s *Store) UpdateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass, occ []lms.Occurrence) (lms.LiveClass, error) {
+	c.UpdatedAt = now()
+	err := s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, `UPDATE live_classes SET owner_user_id = ?, title = ?, description = ?, date = ?,
+			start_minute = ?, end_minute = ?, timezone_id = ?, timezone_name = ?, is_recurring = ?, repeat_kind = ?,
+			weekdays = ?, end_classes_count = ?, end_date = ?, currency = ?, ispaid = ?, seat_attendees = ?, record = ?,
+			is_recording_layout = ?, is_video = ?, is_board = ?, is_lang = ?, is_region = ?, is_corporate = ?,
+			is_screenshare = ?, is_private_chat = ?, keyword = ?, privacy = ?, published = ?, updated_at = ?
+			WHERE domain_id = ? AND id = ?`,
+			append(classArgs(c), formatTime(c.UpdatedAt), domainID, c.ID)...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("live class %d not found", c.ID)
+		}
+		if occ == nil {
+			return nil
+		}
+		if _, err := tx.exec(ctx, "DELETE FROM class_occurrences WHERE domain_id = ? AND class_id = ?", domainID, c.ID); err != nil {
+			return err
+		}
+		return insertOccurrences(ctx, tx, domainID, c.ID, occ)
+	})
+	if err != nil {
+		return lms.LiveClass{}, err
+	}
+	return s.LiveClass(ctx, domainID, c.ID)
+}
+
+func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ []lms.Occurrence) error {
+	for i, o := range occ {
+		if _, err := tx.exec(ctx, `INSERT INTO class_occurrences (domain_id, class_id, seq, starts_at, ends_at, cancelled)
+			VALUES (?, ?, ?, ?, ?, ?)`, domainID, classID, i+1, formatTime(o.Start), formatTime(o.End), b2i(o.Cancelled)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LiveClass returns one class of the domain with its occurrences in order.
+func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClass, error) {
+	d := s.read()
+	c, err := scanClass(d.queryRow(ctx, "SELECT "+classCols+" FROM live_classes WHERE domain_id = ? AND id = ?", domainID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return lms.LiveClass{}, lms.NotFoundf("live class %d not found", id)
+	}
+	if err != nil {
+		return lms.LiveClass{}, err
+	}
+	c.Occurrences, err = occurrences(ctx, d, domainID, id)
+	return c, err
+}
+
+func occurrences(ctx context.Context, d db, domainID, classID int64) ([]lms.Occurrence, error) {
+	rows, err := d.query(ctx, `SELECT id, seq, starts_at, ends_at, cancelled FROM class_occurrences
+		WHERE domain_id = ? AND class_id = ? ORDER BY seq`, domainID, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lms.Occurrence
+	for rows.Next() {
+		var o lms.Occurrence
+		var start, end string
+		if err := rows.Scan(&o.ID, &o.Seq, &start, &end, &o.Cancelled); err != nil {
+			return nil, err
+		}
+		o.Start, o.End = parseTime(start), parseTime(end)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// ClassFilter selects classes for ListLiveClasses.
+type ClassFilter struct {
+	Search        string // title contains, case-insensitive
+	PublishedOnly bool
+	Offset, Limit int // Limit 0 means no limit
+	// WithOccurrences loads each class's occurrences.
+	WithOccurrences bool
+}
+
+// ListLiveClasses returns one page of the domain's classes by id, and the
+// number of all matches.
+func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter) ([]lms.LiveClass, int64, error) {
+	where := "domain_id = ?"
+	args := []any{domainID}
+	if f.Search != "" {
+		where += ` AND LOWER(title) LIKE ? ESCAPE '\'`
+		args = append(args, likePattern(f.Search))
+	}
+	if f.PublishedOnly {
+		where += " AND published = 1"
+	}
+	d := s.read()
+	total, err := d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	q := "SELECT " + classCols + " FROM live_classes WHERE " + where + " ORDER BY id"
+	if f.Limit > 0 {
+		q += " LIMIT ? OFFSET ?"
+		args = append(args, f.Limit, f.Offset)
+	}
+	rows, err := d.query(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	classes := []lms.LiveClass{}
+	for rows.Next() {
+		c, err := scanClass(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		classes = append(classes, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if f.WithOccurrences {
+		for i := range classes {
+			if classes[i].Occurrences, err = occurrences(ctx, d, domainID, classes[i].ID); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return classes, total, nil
+}
+
+// DeleteLiveClass deletes a class and everything that hangs on it.
+func (s *Store) DeleteLiveClass(ctx context.Context, domainID, id int64) error {
+	return s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, "DELETE FROM live_classes WHERE domain_id = ? AND id = ?", domainID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("live class %d not found", id)
+		}
+		return deleteOwned(ctx, tx, domainID, lms.KindClass, id)
+	})
+}

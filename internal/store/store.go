@@ -1,0 +1,258 @@
+// Package store is Lectern's SQL store. One implementation serves SQLite (the
+// embedded default) and PostgreSQL; queries are written with ? placeholders
+// and rebound for PostgreSQL. Every query that touches tenant data is scoped
+// by domain id.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver (pure Go)
+)
+
+// Store is a handle on the database. It is safe for concurrent use.
+type Store struct {
+	pg bool
+	// rdb serves reads. For SQLite it is a pool of connections on the same
+	// file as wdb; for PostgreSQL it is wdb itself.
+	rdb *sql.DB
+	// wdb serves writes. For SQLite it holds a single connection, so writers
+	// queue in Go instead of failing with SQLITE_BUSY.
+	wdb *sql.DB
+}
+
+// Options configures Open.
+type Options struct {
+	// DatabaseURL selects PostgreSQL when it starts with postgres:// or
+	// postgresql://. Empty means SQLite at DataDir/lectern.db; sqlite:PATH or
+	// file:PATH name another SQLite file.
+	DatabaseURL string
+	DataDir     string
+}
+
+// Open connects to the database. It does not migrate; call Migrate.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	u := o.DatabaseURL
+	switch {
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		return openPostgres(ctx, u)
+	case u == "":
+		if o.DataDir == "" {
+			o.DataDir = "."
+		}
+		if err := os.MkdirAll(o.DataDir, 0o750); err != nil {
+			return nil, fmt.Errorf("create data dir: %w", err)
+		}
+		return openSQLite(ctx, filepath.Join(o.DataDir, "lectern.db"))
+	case strings.HasPrefix(u, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(strings.TrimPrefix(u, "sqlite:"), "//"))
+	case strings.HasPrefix(u, "file:"):
+		return openSQLite(ctx, strings.TrimPrefix(u, "file:"))
+	}
+	return nil, fmt.Errorf("database url: unsupported scheme in %q (want postgres://... or empty for SQLite)", redactURL(u))
+}
+
+func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to postgres at %s: %w", redactURL(dsn), err)
+	}
+	return &Store{pg: true, rdb: db, wdb: db}, nil
+}
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
+	// busy_timeout first so that the following pragmas wait rather than fail.
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	wdb, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	wdb.SetConnMaxIdleTime(0)
+	if err := wdb.PingContext(ctx); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite file %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	rdb.SetMaxOpenConns(8)
+	rdb.SetMaxIdleConns(8)
+	return &Store{rdb: rdb, wdb: wdb}, nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	err := s.wdb.Close()
+	if s.rdb != s.wdb {
+		if e := s.rdb.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.rdb.PingContext(ctx); err != nil {
+		return err
+	}
+	var one int
+	return s.rdb.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Postgres reports whether the store runs on PostgreSQL.
+func (s *Store) Postgres() bool { return s.pg }
+
+// runner is what *sql.DB and *sql.Tx have in common.
+type runner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// db runs queries written with ? placeholders on either dialect.
+type db struct {
+	r  runner
+	pg bool
+}
+
+func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return d.r.ExecContext(ctx, rebind(q, d.pg), args...)
+}
+
+func (d db) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return d.r.QueryContext(ctx, rebind(q, d.pg), args...)
+}
+
+func (d db) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return d.r.QueryRowContext(ctx, rebind(q, d.pg), args...)
+}
+
+// insert runs an INSERT ... RETURNING id and returns the new id.
+func (d db) insert(ctx context.Context, q string, args ...any) (int64, error) {
+	var id int64
+	err := d.queryRow(ctx, q+" RETURNING id", args...).Scan(&id)
+	return id, mapErr(err)
+}
+
+// count runs a query that returns one integer.
+func (d db) count(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := d.queryRow(ctx, q, args...).Scan(&n)
+	return n, err
+}
+
+// exists runs a SELECT 1 ... query and reports whether it found a row.
+func (d db) exists(ctx context.Context, q string, args ...any) (bool, error) {
+	var one int
+	err := d.queryRow(ctx, q, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// read returns a handle for reads outside a transaction.
+func (s *Store) read() db { return db{r: s.rdb, pg: s.pg} }
+
+// tx runs fn in a write transaction, committing if fn returns nil.
+func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
+	t, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(db{r: t, pg: s.pg}); err != nil {
+		t.Rollback()
+		return err
+	}
+	if err := t.Commit(); err != nil {
+		return mapErr(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+// rebind turns ? placeholders into $1, $2, ... for PostgreSQL. Queries in
+// this package never put a literal ? inside a string.
+func rebind(q string, pg bool) string {
+	if !pg || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// redactURL hides a password in a database URL so it can be printed.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparseable url)"
+	}
+	return u.Redacted()
+}
+
+// timeFormat is how instants are stored: UTC, fixed width, so text order is
+// time order on both databases.
+const timeFormat = "2006-01-02T15:04:05Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(timeFormat, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// now is the store's clock, truncated to seconds (the stored precision).
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// b2i stores a bool as the INTEGER 0/1 both databases use for flags.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

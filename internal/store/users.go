@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+const userCols = "id, name, username, email, created_at"
+
+func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
+	var u lms.User
+	var created string
+	err := row.Scan(&u.ID, &u.Name, &u.Username, &u.Email, &created)
+	u.CreatedAt = parseTime(created)
+	return u, err
+}
+
+// CreateUser adds a user. A second user with the same email (compared
+// case-insensitively) in the domain is a conflict.
+func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms.User, error) {
+	u.CreatedAt = now()
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		u.ID, err = tx.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, domainID, u.Name, u.Username, u.Email, lms.EmailKey(u.Email), formatTime(u.CreatedAt))
+		if isUnique(err) {
+			return lms.Conflictf("a user with email %s already exists", u.Email)
+		}
+		return err
+	})
+	return u, err
+}
+
+// User returns one user of the domain.
+func (s *Store) User(ctx context.Context, domainID, id int64) (lms.User, error) {
+	u, err := scanUser(s.read().queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return lms.User{}, lms.NotFoundf("user %d not found", id)
+	}
+	return u, err
+}
+
+// UserByEmail returns the domain's user with that email (any letter case).
+func (s *Store) UserByEmail(ctx context.Context, domainID int64, email string) (lms.User, error) {
+	return s.userByEmail(ctx, s.read(), domainID, email)
+}
+
+func (s *Store) userByEmail(ctx context.Context, d db, domainID int64, email string) (lms.User, error) {
+	u, err := scanUser(d.queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND email_key = ?", domainID, lms.EmailKey(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return lms.User{}, lms.NotFoundf("no user with email %s", email)
+	}
+	return u, err
+}
+
+// DeleteUserByEmail deletes a user and everything that hangs on them
+// (enrollments, group memberships, points, badges, attendance) in one
+// transaction, and returns the deleted user.
+func (s *Store) DeleteUserByEmail(ctx context.Context, domainID int64, email string) (lms.User, error) {
+	var u lms.User
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		u, err = s.userByEmail(ctx, tx, domainID, email)
+		if err != nil {
+			return err
+		}
+		// Rows that reference users carry ON DELETE CASCADE.
+		_, err = tx.exec(ctx, "DELETE FROM users WHERE domain_id = ? AND id = ?", domainID, u.ID)
+		return err
+	})
+	return u, err
+}
+
+// UserFilter selects users for ListUsers.
+type UserFilter struct {
+	Name   string // partial, case-insensitive
+	Email  string // partial, case-insensitive
+	Offset int
+	Limit  int
+}
+
+// ListUsers returns one page of the domain's users matching f, by id, and
+// the number of all matches.
+func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter) ([]lms.User, int64, error) {
+	where := "domain_id = ?"
+	args := []any{domainID}
+	if f.Name != "" {
+		where += ` AND LOWER(name) LIKE ? ESCAPE '\'`
+		args = append(args, likePattern(f.Name))
+	}
+	if f.Email != "" {
+		where += ` AND email_key LIKE ? ESCAPE '\'`
+		args = append(args, likePattern(f.Email))
+	}
+	d := s.read()
+	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := d.query(ctx, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT ? OFFSET ?",
+		append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	users := []lms.User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		users = append(users, u)
+	}
+	return users, total, rows.Err()
+}
+
+// likePattern makes a case-insensitive "contains" LIKE pattern of s, with
+// LIKE's wildcards escaped.
+func likePattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(strings.ToLower(s)) + "%"
+}
