@@ -210,4 +210,3 @@ func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "New %s key for domain %s: %s\n", *api, strconv.FormatInt(*id, 10), key)
 	return nil
 }
-

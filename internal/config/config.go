@@ -124,4 +124,3 @@ func (c *Config) BaseURL() string {
 	}
 	return scheme + "://" + c.Addr
 }
-
