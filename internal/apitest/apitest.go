@@ -294,3 +294,16 @@ func (e *Env) LMS(method, path string, body any) *Response {
 	e.T.Helper()
 	return e.Do(Request{Method: method, Path: "/api/v1" + path, Body: body})
 }
+
+// VC calls the classroom API: POST /v2/<op> with params as an urlencoded
+// body and apikey set to e.Domain's classroom key (unless params has one).
+func (e *Env) VC(op string, params url.Values) *Response {
+	e.T.Helper()
+	if params == nil {
+		params = url.Values{}
+	}
+	if _, ok := params["apikey"]; !ok {
+		params.Set("apikey", e.Domain.ClassroomKey)
+	}
+	return e.Do(Request{Method: "POST", Path: "/v2/" + op, Form: params, NoAuth: true})
+}

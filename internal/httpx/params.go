@@ -41,7 +41,8 @@ func NewParams(m map[string]string) *Params {
 var ErrBodyTooLarge = errors.New("request body too large")
 
 // ErrUnsupportedBody is returned by ReadParams for a non-empty body whose
-// content type is none of JSON, urlencoded or multipart.
+// content type is none of JSON, urlencoded or multipart. The Params
+// returned with it hold the path and query parameters.
 var ErrUnsupportedBody = errors.New("unsupported body content type")
 
 // ReadParams reads and merges a request's parameters. The body is read at
@@ -65,17 +66,26 @@ func ReadParams(r *http.Request, maxBody int64) (*Params, error) {
 			return nil, ErrBodyTooLarge
 		}
 		if err := p.readBody(r, body); err != nil {
+			if err == ErrUnsupportedBody {
+				p.addPath(r)
+				return p, err
+			}
 			return nil, err
 		}
 	}
-	if r.Pattern != "" {
-		for _, name := range patternWildcards(r.Pattern) {
-			if v := r.PathValue(name); v != "" {
-				p.values[name] = v
-			}
+	p.addPath(r)
+	return p, nil
+}
+
+func (p *Params) addPath(r *http.Request) {
+	if r.Pattern == "" {
+		return
+	}
+	for _, name := range patternWildcards(r.Pattern) {
+		if v := r.PathValue(name); v != "" {
+			p.values[name] = v
 		}
 	}
-	return p, nil
 }
 
 func (p *Params) readBody(r *http.Request, body []byte) error {

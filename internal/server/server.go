@@ -18,6 +18,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
 	"github.com/lectern-lms/lectern/internal/store"
+	"github.com/lectern-lms/lectern/internal/vcapi"
 )
 
 // Main is a running server. Use Open, then Serve; Close releases the store.
@@ -105,6 +106,9 @@ func (m *Main) Handler() http.Handler {
 	})
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes}
 	lms.Register(mux)
+	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
+		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL}
+	vc.Register(mux)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
