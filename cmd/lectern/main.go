@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/lectern-lms/lectern/internal/config"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -100,7 +102,7 @@ func newFlagSet(name, summary string, stderr io.Writer) *flag.FlagSet {
 // parseFlags parses and maps flag errors to errUsage (already printed).
 func parseFlags(parse func() error) error {
 	err := parse()
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	if err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, config.ErrInvalid) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", errUsage, err)

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -67,6 +68,10 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env LECTERN_LOG_FORMAT)")
 }
 
+// ErrInvalid wraps every error of Parse that is not a command-line syntax
+// error (which the flag package has already printed).
+var ErrInvalid = errors.New("invalid configuration")
+
 // Parse applies the environment to every flag of fs that was not set on
 // the command line, then checks the result.
 func (c *Config) Parse(fs *flag.FlagSet, args []string) error {
@@ -87,10 +92,13 @@ func (c *Config) Parse(fs *flag.FlagSet, args []string) error {
 			}
 		}
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = c.Check()
 	}
-	return c.Check()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
 }
 
 // Check validates settings that flags alone cannot.

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine to write while
+// the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lectern runs one command line and returns its exit code and output.
+func lectern(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// storeArgs are the flags that point a command at the test's database.
+func storeArgs(t *testing.T, b apitest.Backend) []string {
+	args := []string{"--data-dir", t.TempDir()}
+	if u := apitest.IsolatedURL(t, b.URL); u != "" {
+		args = append(args, "--database-url", u)
+	}
+	return args
+}
+
+// TestServeEndToEnd is the README's first minute: create a domain, start
+// the real serve command on port 0, and make authenticated calls.
+func TestServeEndToEnd(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			sargs := storeArgs(t, b)
+
+			// serve on an empty store says how to get credentials.
+			ctx, cancel := context.WithCancel(context.Background())
+			logs := &syncBuffer{}
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, sargs...), io.Discard, logs)
+			}()
+			base := waitForAddr(t, logs)
+			if !strings.Contains(logs.String(), "lectern domain create --name") {
+				t.Errorf("empty store: serve did not say how to create a domain:\n%s", logs)
+			}
+
+			code, out, errOut := lectern(t, append([]string{"domain", "create", "--name", "Acme Academy", "--json"}, sargs...)...)
+			if code != 0 {
+				t.Fatalf("domain create: %d %s", code, errOut)
+			}
+			var created map[string]any
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.UseNumber()
+			if err := dec.Decode(&created); err != nil || dec.More() {
+				t.Fatalf("domain create --json must print exactly one JSON object: %q", out)
+			}
+			if len(created) != 4 || created["name"] != "Acme Academy" {
+				t.Fatalf("domain create --json = %v", created)
+			}
+			id := created["domain_id"].(json.Number).String()
+			key, ckey := created["api_key"].(string), created["classroom_api_key"].(string)
+			if len(key) < 35 || len(ckey) < 35 || key == ckey {
+				t.Fatalf("keys too short or equal: %q %q", key, ckey)
+			}
+
+			get := func(method, path, key string) int {
+				req, _ := http.NewRequest(method, base+path, nil)
+				if key != "" {
+					req.Header.Set("Authorization", key)
+					req.Header.Set("x-domain-id", id)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("%s %s: %v", method, path, err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			for _, p := range []string{"/healthz", "/readyz"} {
+				if s := get("GET", p, ""); s != 200 {
+					t.Errorf("%s: %d", p, s)
+				}
+			}
+			if s := get("POST", "/api/v1/users/list", key); s != 200 {
+				t.Errorf("first authenticated call: %d", s)
+			}
+
+			code, out, _ = lectern(t, append([]string{"domain", "rotate-key", "--domain", id, "--api", "lms", "--json"}, sargs...)...)
+			var rotated map[string]any
+			if code != 0 || json.Unmarshal([]byte(out), &rotated) != nil {
+				t.Fatalf("rotate-key: %d %q", code, out)
+			}
+			if s := get("POST", "/api/v1/users/list", key); s != 401 {
+				t.Errorf("old key after rotation: %d", s)
+			}
+			if s := get("POST", "/api/v1/users/list", rotated["api_key"].(string)); s != 200 {
+				t.Errorf("new key after rotation: %d", s)
+			}
+
+			code, out, _ = lectern(t, append([]string{"domain", "list", "--json"}, sargs...)...)
+			if code != 0 || !strings.Contains(out, `"Acme Academy"`) || strings.Contains(out, key) {
+				t.Errorf("domain list: %d %s", code, out)
+			}
+
+			cancel()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Errorf("serve exited %d:\n%s", code, logs)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("serve did not stop after the signal")
+			}
+			for _, secret := range []string{key, ckey, rotated["api_key"].(string)} {
+				if strings.Contains(logs.String(), secret) {
+					t.Errorf("a key appears in the logs")
+				}
+			}
+			if !regexp.MustCompile(`method=POST path=/api/v1/users/list status=200 duration=\S+ domain_id=` + id + ` request_id=[0-9a-f]{16}`).MatchString(logs.String()) {
+				t.Errorf("no request log line with method, path, status, duration, domain id and request id:\n%s", logs)
+			}
+		})
+	}
+}
+
+func waitForAddr(t *testing.T, logs *syncBuffer) string {
+	t.Helper()
+	re := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+	for i := 0; i < 400; i++ {
+		if m := re.FindStringSubmatch(logs.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("serve did not report its address:\n%s", logs)
+	return ""
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"version", "--help"},
+		{"domain", "--help"}, {"domain", "create", "--help"}, {"domain", "list", "--help"}, {"domain", "rotate-key", "--help"},
+	} {
+		code, _, errOut := lectern(t, args...)
+		if code != 0 || len(errOut) < 40 {
+			t.Errorf("%v: exit %d, help %q", args, code, errOut)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, "unknown command"},
+		{[]string{"domain", "create", "--data-dir", dir}, "--name is required"},
+		{[]string{"domain", "rotate-key", "--data-dir", dir, "--domain", "1", "--api", "x"}, "--api lms|classroom"},
+		{[]string{"serve", "--response-style", "fancy", "--data-dir", dir}, "--response-style must be seed or compat"},
+	} {
+		code, _, errOut := lectern(t, c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to contain %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestMigrateAndVersion(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := lectern(t, "migrate", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "applied 0001_core.sql") {
+		t.Fatalf("first migrate: %d %q", code, out)
+	}
+	code, out, _ = lectern(t, "migrate", "--data-dir", dir)
+	if code != 0 || !strings.Contains(out, "up to date") {
+		t.Fatalf("second migrate: %d %q", code, out)
+	}
+	t.Setenv("LECTERN_DATA_DIR", dir)
+	code, out, _ = lectern(t, "domain", "list")
+	if code != 0 || !strings.Contains(out, "ID") {
+		t.Fatalf("domain list from the environment's data dir: %d %q", code, out)
+	}
+	code, out, _ = lectern(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "lectern ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+}

@@ -1,0 +1,109 @@
+package httpx
+
+import (
+	"bytes"
+	"errors"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+func TestReadParamsMerge(t *testing.T) {
+	var mp bytes.Buffer
+	mw := multipart.NewWriter(&mp)
+	mw.WriteField("a", "multipart")
+	mw.Close()
+	cases := []struct {
+		name, ctype, body string
+		want              map[string]string
+	}{
+		{"JSON types", "application/json", `{"a":"s","n":12,"f":1.50,"t":true,"z":null,"o":{"x":1}}`,
+			map[string]string{"a": "s", "n": "12", "f": "1.50", "t": "true", "o": `{"x":1}`, "q": "query"}},
+		{"JSON wins over query", "application/json", `{"q":"body"}`, map[string]string{"q": "body"}},
+		{"urlencoded", "application/x-www-form-urlencoded", "a=form&q=form", map[string]string{"a": "form", "q": "form"}},
+		{"multipart", mw.FormDataContentType(), mp.String(), map[string]string{"a": "multipart", "q": "query"}},
+		{"empty body any type", "application/json", "", map[string]string{"q": "query"}},
+		{"JSON without a content type", "", `{"a":"x"}`, map[string]string{"a": "x"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/x?q=query", strings.NewReader(c.body))
+			if c.ctype != "" {
+				r.Header.Set("Content-Type", c.ctype)
+			}
+			p, err := ReadParams(r, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range c.want {
+				if got := p.Raw(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			if p.Has("z") {
+				t.Error("null must read as absent")
+			}
+		})
+	}
+}
+
+func TestReadParamsPathWins(t *testing.T) {
+	mux := http.NewServeMux()
+	var got string
+	mux.HandleFunc("/c/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p, _ := ReadParams(r, 1024)
+		got = p.Get("id")
+	})
+	r := httptest.NewRequest("POST", "/c/7?id=8", strings.NewReader(`{"id":9}`))
+	mux.ServeHTTP(httptest.NewRecorder(), r)
+	if got != "7" {
+		t.Fatalf("id = %q, want the path's 7", got)
+	}
+}
+
+func TestReadParamsErrors(t *testing.T) {
+	r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 100)))
+	r.Header.Set("Content-Type", "application/json")
+	if _, err := ReadParams(r, 50); !errors.Is(err, ErrBodyTooLarge) {
+		t.Errorf("large body: %v", err)
+	}
+	r = httptest.NewRequest("POST", "/?a=1", strings.NewReader("hello"))
+	r.Header.Set("Content-Type", "text/plain")
+	p, err := ReadParams(r, 50)
+	if !errors.Is(err, ErrUnsupportedBody) || p == nil || p.Get("a") != "1" {
+		t.Errorf("text body: %v %v", err, p)
+	}
+	r = httptest.NewRequest("POST", "/", strings.NewReader(`{"a":`))
+	r.Header.Set("Content-Type", "application/json")
+	if _, err := ReadParams(r, 50); lms.ErrorCode(err) != lms.CodeInvalid {
+		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+func TestParamNumbers(t *testing.T) {
+	p := NewParams(map[string]string{"a": "12", "b": "12.0", "c": "1.5", "d": "abc", "e": " 7 ", "f": "true", "g": "-3"})
+	var v lms.Validator
+	for name, want := range map[string]int64{"a": 12, "b": 12, "e": 7, "g": -3} {
+		if n, ok := p.Int(&v, name); !ok || n != want {
+			t.Errorf("%s: %d %v", name, n, ok)
+		}
+	}
+	for _, name := range []string{"c", "d", "f"} {
+		if _, ok := p.Int(&v, name); ok || !v.Has(name) {
+			t.Errorf("%s accepted as an integer", name)
+		}
+	}
+	if p.ID(&v, "g"); !v.Has("g") {
+		t.Error("negative id accepted")
+	}
+	if p.Range(&v, "a", 0, 0, 10); !v.Has("a") {
+		t.Error("out of range accepted")
+	}
+	if _, ok := p.Int(&v, "missing"); ok || v.Has("missing") {
+		t.Error("absent parameter must be ok=false without an error")
+	}
+}

@@ -1,0 +1,104 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/server"
+)
+
+// TestShutdownFinishesInFlight starts a request, begins shutdown while its
+// body is still arriving, and expects the request to complete and Serve to
+// return once it has.
+func TestShutdownFinishesInFlight(t *testing.T) {
+	cfg := config.Default()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	m := &server.Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := m.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d, keys, err := m.Store.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- m.Serve(ctx) }()
+
+	conn, err := net.Dial("tcp", m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"username":"ann","email":"ann@example.com"}`
+	fmt.Fprintf(conn, "POST /api/v1/users/create HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\nx-domain-id: %d\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", keys.LMS, d.ID, len(body), body[:10])
+	time.Sleep(50 * time.Millisecond) // let the server start reading the request
+
+	cancel()
+	// Wait until the listener is closed: shutdown has begun.
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", m.Addr())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if i > 200 {
+			t.Fatal("listener still accepting after shutdown began")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned (%v) with a request in flight", err)
+	default:
+	}
+	io.WriteString(conn, body[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("in-flight request got no answer: %v", err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("in-flight request: %d %s", resp.StatusCode, b)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after the in-flight request finished")
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		for _, p := range []string{"/healthz", "/readyz"} {
+			r := e.Do(apitest.Request{Method: "GET", Path: p, NoAuth: true})
+			if r.Status != 200 || !strings.Contains(string(r.Body), `"ok"`) {
+				t.Errorf("%s: %d %s", p, r.Status, r.Body)
+			}
+		}
+		e.Store.Close()
+		if r := e.Do(apitest.Request{Method: "GET", Path: "/readyz", NoAuth: true}); r.Status != 503 {
+			t.Errorf("/readyz with the store closed: %d %s", r.Status, r.Body)
+		}
+		if r := e.Do(apitest.Request{Method: "GET", Path: "/healthz", NoAuth: true}); r.Status != 200 {
+			t.Errorf("/healthz with the store closed: %d", r.Status)
+		}
+	})
+}
