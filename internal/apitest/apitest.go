@@ -108,7 +108,7 @@ type Domain struct {
 
 // Env is a running server for one test on one backend.
 type Env struct {
-	T       *testing.T
+	T       testing.TB
 	Backend Backend
 	Main    *server.Main
 	Store   *store.Store
@@ -134,7 +134,7 @@ func Run(t *testing.T, fn func(t *testing.T, e *Env), opts ...Option) {
 
 // Start boots the real server (server.Main, as `lectern serve` does) on
 // port 0 with a temporary data dir on backend b.
-func Start(t *testing.T, b Backend, opts ...Option) *Env {
+func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Addr = "127.0.0.1:0"
