@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/server"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -208,5 +211,47 @@ func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Wr
 		return json.NewEncoder(stdout).Encode(map[string]any{"domain_id": *id, "api": *api, field: key})
 	}
 	fmt.Fprintf(stdout, "New %s key for domain %s: %s\n", *api, strconv.FormatInt(*id, 10), key)
+	return nil
+}
+
+func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "import" {
+		fmt.Fprintln(stderr, "Usage: lectern recording import --class ID FILE\n\nAdd a recording file to a live class (until the live classroom records itself).")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return nil
+		}
+		return errUsage
+	}
+	cfg := config.Default()
+	fs := newFlagSet("recording import", "Add FILE as a recording of a live class. The file is copied into the data\ndir's blob store and listed by getclassrecording, published (status 1).", stderr)
+	cfg.StoreFlags(fs)
+	classID := fs.Int64("class", 0, "the live class id (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args[1:]) }); err != nil {
+		return err
+	}
+	if *classID <= 0 || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "lectern recording import: --class ID and exactly one FILE are required")
+		return errUsage
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m := &server.Main{Config: cfg}
+	rec, err := classroom.ImportRecording(ctx, st, m.Blobs(), *classID, fs.Arg(0), f, time.Now())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"record_id": rec.ID, "class_id": rec.ClassID, "name": rec.Name, "size": rec.Size})
+	}
+	fmt.Fprintf(stdout, "Imported recording %d (%s, %d bytes) for class %d.\n", rec.ID, rec.Name, rec.Size, rec.ClassID)
 	return nil
 }

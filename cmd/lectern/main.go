@@ -5,6 +5,7 @@
 //	lectern domain create --name NAME  create a tenant and print its keys
 //	lectern domain list                list tenants
 //	lectern domain rotate-key ...      replace one of a tenant's keys
+//	lectern recording import ...       add a recording file to a class
 //	lectern version                    print the version
 package main
 
@@ -35,6 +36,7 @@ func commands() []command {
 		{"serve", "run the HTTP server (both APIs)", runServe},
 		{"migrate", "apply pending database migrations and exit", runMigrate},
 		{"domain", "manage domains (tenants): create, list, rotate-key", runDomain},
+		{"recording", "import a recording file for a live class", runRecording},
 		{"version", "print the version", runVersion},
 	}
 }

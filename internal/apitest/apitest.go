@@ -21,7 +21,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/server"
@@ -118,6 +120,32 @@ type Env struct {
 	// cross-tenant checks.
 	Domain Domain
 	Other  Domain
+	// Clock is the server's clock for the classroom API and pages: real
+	// time until Set.
+	Clock *Clock
+}
+
+// Clock is a settable clock.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the set time, or the real time if none was set.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.now.IsZero() {
+		return time.Now()
+	}
+	return c.now
+}
+
+// Set fixes the clock at t (zero returns it to real time).
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
 }
 
 // Option adjusts the server configuration of an Env.
@@ -148,7 +176,8 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	if os.Getenv("LECTERN_TEST_LOG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	m := &server.Main{Config: cfg, Logger: logger}
+	clock := &Clock{}
+	m := &server.Main{Config: cfg, Logger: logger, Now: clock.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := m.Open(ctx); err != nil {
 		cancel()
@@ -163,7 +192,7 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 		}
 		m.Close()
 	})
-	e := &Env{T: t, Backend: b, Main: m, Store: m.Store, URL: m.BaseURL(), Client: &http.Client{}}
+	e := &Env{T: t, Backend: b, Main: m, Store: m.Store, URL: m.BaseURL(), Client: &http.Client{}, Clock: clock}
 	e.Domain = e.NewDomain("Domain A")
 	e.Other = e.NewDomain("Domain B")
 	return e

@@ -10,10 +10,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/blob"
+	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
@@ -27,6 +30,9 @@ type Main struct {
 	Logger *slog.Logger
 
 	Store *store.Store
+	// Now is the clock of the classroom API and pages; nil means
+	// time.Now. Tests set it to walk a class through its life.
+	Now func() time.Time
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -87,6 +93,11 @@ func (m *Main) BaseURL() string {
 	return c.BaseURL()
 }
 
+// Blobs is where recordings are kept: the blobs folder of the data dir.
+func (m *Main) Blobs() blob.Store {
+	return blob.Dir{Root: filepath.Join(m.Config.DataDir, "blobs")}
+}
+
 // Handler builds the HTTP handler of every API and page.
 func (m *Main) Handler() http.Handler {
 	limiter := httpx.NewRateLimiter(m.Config.RateLimit, m.Config.RateBurst)
@@ -106,9 +117,12 @@ func (m *Main) Handler() http.Handler {
 	})
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes}
 	lms.Register(mux)
+	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
-		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL}
+		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
 	vc.Register(mux)
+	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now}
+	pages.Register(mux)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"message": "server is shutting down; retry shortly", "code": "unavailable",

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -33,6 +34,8 @@ type API struct {
 	DefaultStyle string
 	// BaseURL is the server's public URL, for launch and recording links.
 	BaseURL func() string
+	// Blobs holds recording files.
+	Blobs blob.Store
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 

@@ -12,6 +12,13 @@ func (a *API) operationTable() []operation {
 	return []operation{
 		// Account
 		{name: "getservers", fn: a.getServers, errElem: "errors"},
+		// Launch, recordings, attendance
+		{name: "getclasslaunch", fn: a.getClassLaunch, errElem: "errors"},
+		{name: "getclassrecording", fn: a.getClassRecording, errElem: "errors"},
+		{name: "getrecording", fn: a.getRecording, errElem: "errors"},
+		{name: "changestatusrecording", fn: a.changeStatusRecording, errElem: "errors"},
+		{name: "removeclassrecording", fn: a.removeClassRecording, errElem: "errors"},
+		{name: "getclassreport", fn: a.getClassReport, errElem: "errors"},
 	}
 }
 

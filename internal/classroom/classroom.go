@@ -1,0 +1,184 @@
+// Package classroom serves what browsers open: the class page behind launch
+// URLs (plain signed or encrypted) and recording downloads behind signed,
+// expiring links. Until the live classroom lands, the class page verifies
+// the link and shows the class, the user and the role.
+package classroom
+
+import (
+	"errors"
+	"html/template"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/blob"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/signing"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// Pages serves the browser-facing routes.
+type Pages struct {
+	Store  *store.Store
+	Blobs  blob.Store
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+func (p *Pages) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// Register adds the routes to mux.
+func (p *Pages) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /classroom/{class_id}", p.signedLaunch)
+	mux.HandleFunc("GET /classroom/e/{token}", p.encryptedLaunch)
+	mux.HandleFunc("GET /recordings/{id}", p.recording)
+}
+
+func (p *Pages) signedLaunch(w http.ResponseWriter, r *http.Request) {
+	l, sig, err := signing.ParseSignedLaunch(r.PathValue("class_id"), r.URL.Query())
+	if err == nil {
+		var d store.Domain
+		if d, err = p.Store.GetDomain(r.Context(), l.Domain); err == nil {
+			err = signing.VerifySignedLaunch(d.LaunchSecret, l, sig, p.now())
+		}
+	}
+	p.show(w, r, l, err)
+}
+
+func (p *Pages) encryptedLaunch(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	var l signing.Launch
+	id, err := signing.EncryptedDomain(token)
+	if err == nil {
+		var d store.Domain
+		if d, err = p.Store.GetDomain(r.Context(), id); err == nil {
+			l, err = signing.DecryptLaunch(d.LaunchSecret, token, p.now())
+		}
+	}
+	p.show(w, r, l, err)
+}
+
+// show renders the class page for a verified launch, or the error page.
+func (p *Pages) show(w http.ResponseWriter, r *http.Request, l signing.Launch, err error) {
+	if err != nil {
+		p.linkError(w, r, err)
+		return
+	}
+	c, err := p.Store.LiveClass(r.Context(), l.Domain, l.Class)
+	if err != nil {
+		if lms.IsNotFound(err) {
+			p.page(w, http.StatusNotFound, errorPage, map[string]string{"Title": "Class not found",
+				"Message": "This class no longer exists. Ask your teacher for a new link."})
+			return
+		}
+		p.Logger.Error("classroom page", "err", err)
+		p.page(w, http.StatusInternalServerError, errorPage, map[string]string{"Title": "Something went wrong",
+			"Message": "The class could not be loaded. Try again in a moment."})
+		return
+	}
+	data := map[string]any{"Class": c, "Launch": l, "Role": l.Role(), "Start": "", "End": ""}
+	if loc, err := time.LoadLocation(c.TimezoneName); err == nil {
+		for _, o := range c.Occurrences {
+			if o.Seq == l.Occurrence {
+				data["Start"] = o.Start.In(loc).Format("Mon 2 Jan 2006 15:04 MST")
+				data["End"] = o.End.In(loc).Format("15:04 MST")
+			}
+		}
+	}
+	p.page(w, http.StatusOK, classPage, data)
+}
+
+func (p *Pages) linkError(w http.ResponseWriter, r *http.Request, err error) {
+	msg := map[string]string{"Title": "This link is not valid",
+		"Message": "The classroom link is incomplete or has been changed. Ask for a new link."}
+	if errors.Is(err, signing.ErrExpired) {
+		msg = map[string]string{"Title": "This link has expired",
+			"Message": "Classroom links work only until the class ends. Ask for a new link."}
+	} else if !errors.Is(err, signing.ErrInvalid) && !lms.IsNotFound(err) {
+		p.Logger.Error("classroom link", "err", err)
+	}
+	p.page(w, http.StatusForbidden, errorPage, msg)
+}
+
+func (p *Pages) page(w http.ResponseWriter, status int, t *template.Template, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	if err := t.Execute(w, data); err != nil {
+		p.Logger.Error("render page", "err", err)
+	}
+}
+
+// recording serves a recording's file behind a signed, expiring link,
+// with Range support (http.ServeContent).
+func (p *Pages) recording(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	id, err1 := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
+	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
+	var err error = signing.ErrInvalid
+	var d store.Domain
+	if err1 == nil && err2 == nil && err3 == nil {
+		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
+			err = signing.VerifyRecording(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
+		}
+	}
+	if err != nil {
+		p.linkError(w, r, err)
+		return
+	}
+	rec, err := p.Store.Recording(r.Context(), domain, id)
+	var f blob.File
+	if err == nil {
+		f, err = p.Blobs.Open(rec.BlobKey)
+	}
+	if err != nil {
+		if lms.IsNotFound(err) || errors.Is(err, blob.ErrNotFound) {
+			p.page(w, http.StatusNotFound, errorPage, map[string]string{"Title": "Recording not found",
+				"Message": "This recording has been removed."})
+			return
+		}
+		p.Logger.Error("open recording", "id", id, "err", err)
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", rec.ContentType)
+	disposition := "inline"
+	if q.Get("download") == "1" {
+		disposition = "attachment"
+	}
+	w.Header().Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": rec.Name}))
+	w.Header().Set("Cache-Control", "private, no-store")
+	http.ServeContent(w, r, rec.Name, f.ModTime(), f)
+}
+
+var classPage = template.Must(template.New("class").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Class.Title}} · Lectern classroom</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}
+.role{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;background:#e8eefc}</style></head>
+<body><main>
+<h1 id="class-title">{{.Class.Title}}</h1>
+{{if .Start}}<p id="class-time">{{.Start}} – {{.End}}</p>{{end}}
+<p>Signed in as <strong id="user-name">{{.Launch.UserName}}</strong> (user id <span id="user-id">{{.Launch.UserID}}</span>),
+<span class="role" id="role">{{.Role}}</span>.</p>
+{{if .Launch.Course}}<p>Course: <span id="course">{{.Launch.Course}}</span></p>{{end}}
+{{if .Launch.Lesson}}<p>Lesson: <span id="lesson">{{.Launch.Lesson}}</span></p>{{end}}
+<p>The live classroom opens here.</p>
+</main></body></html>
+`))
+
+var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}} · Lectern classroom</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}</style></head>
+<body><main><h1 id="error">{{.Title}}</h1><p>{{.Message}}</p></main></body></html>
+`))

@@ -1,0 +1,223 @@
+// Package signing makes and checks the classroom's links: launch URLs, in
+// a plain signed form (HMAC-SHA256, parameters visible) and an encrypted
+// form (AES-256-GCM, opaque), and expiring download links for recordings.
+// Every key is derived from the domain's own launch secret, so one
+// domain's links never verify under another's.
+package signing
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Errors a link check returns. Pages show a generic text for all of them.
+var (
+	ErrInvalid = errors.New("link is invalid")
+	ErrExpired = errors.New("link has expired")
+)
+
+// Launch is what a launch URL carries.
+type Launch struct {
+	Domain     int64     `json:"d"`
+	Class      int64     `json:"c"`
+	Occurrence int       `json:"o"`
+	UserID     string    `json:"u"`
+	UserName   string    `json:"n"`
+	Teacher    bool      `json:"t"`
+	Lesson     string    `json:"l"`
+	Course     string    `json:"cn"`
+	Extend     int       `json:"x"`
+	Expires    time.Time `json:"e"`
+}
+
+// Role is "teacher" or "student".
+func (l Launch) Role() string {
+	if l.Teacher {
+		return "teacher"
+	}
+	return "student"
+}
+
+func derive(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
+// launchMessage is the canonical text a plain launch URL's signature
+// covers: every field, escaped, in a fixed order.
+func launchMessage(l Launch) string {
+	teacher := "0"
+	if l.Teacher {
+		teacher = "1"
+	}
+	parts := []string{"launch-v1",
+		strconv.FormatInt(l.Domain, 10), strconv.FormatInt(l.Class, 10), strconv.Itoa(l.Occurrence),
+		url.QueryEscape(l.UserID), url.QueryEscape(l.UserName), teacher,
+		url.QueryEscape(l.Lesson), url.QueryEscape(l.Course), strconv.Itoa(l.Extend),
+		strconv.FormatInt(l.Expires.Unix(), 10)}
+	return strings.Join(parts, "\n")
+}
+
+func mac(key []byte, msg string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(msg))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SignedLaunchURL returns base/classroom/{class}?...&sig=... with the
+// claims in the clear.
+func SignedLaunchURL(base string, secret []byte, l Launch) string {
+	q := url.Values{}
+	q.Set("d", strconv.FormatInt(l.Domain, 10))
+	q.Set("o", strconv.Itoa(l.Occurrence))
+	q.Set("userId", l.UserID)
+	q.Set("userName", l.UserName)
+	q.Set("role", l.Role())
+	q.Set("lessonName", l.Lesson)
+	q.Set("courseName", l.Course)
+	q.Set("isExtend", strconv.Itoa(l.Extend))
+	q.Set("expires", strconv.FormatInt(l.Expires.Unix(), 10))
+	q.Set("sig", mac(derive(secret, "launch-sign-v1"), launchMessage(l)))
+	return strings.TrimRight(base, "/") + "/classroom/" + strconv.FormatInt(l.Class, 10) + "?" + q.Encode()
+}
+
+// ParseSignedLaunch reads the claims of a plain launch URL (the class id
+// from the path, the rest from the query) without checking them; the
+// domain id tells the caller which secret to pass to Verify.
+func ParseSignedLaunch(classID string, q url.Values) (Launch, string, error) {
+	var l Launch
+	var err error
+	num := func(s string) int64 {
+		n, e := strconv.ParseInt(s, 10, 64)
+		if e != nil && err == nil {
+			err = ErrInvalid
+		}
+		return n
+	}
+	l.Class = num(classID)
+	l.Domain = num(q.Get("d"))
+	l.Occurrence = int(num(q.Get("o")))
+	l.UserID, l.UserName = q.Get("userId"), q.Get("userName")
+	switch q.Get("role") {
+	case "teacher":
+		l.Teacher = true
+	case "student":
+	default:
+		err = ErrInvalid
+	}
+	l.Lesson, l.Course = q.Get("lessonName"), q.Get("courseName")
+	l.Extend = int(num(q.Get("isExtend")))
+	l.Expires = time.Unix(num(q.Get("expires")), 0)
+	return l, q.Get("sig"), err
+}
+
+// VerifySignedLaunch checks a plain launch URL's signature and expiry.
+func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) error {
+	want := mac(derive(secret, "launch-sign-v1"), launchMessage(l))
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return ErrInvalid
+	}
+	if !now.Before(l.Expires) {
+		return ErrExpired
+	}
+	return nil
+}
+
+// EncryptedLaunchURL returns base/classroom/e/{domain}.{token}: the
+// claims sealed with AES-256-GCM, the domain id authenticated as
+// additional data.
+func EncryptedLaunchURL(base string, secret []byte, l Launch) string {
+	aead := newAEAD(secret)
+	nonce := make([]byte, aead.NonceSize())
+	rand.Read(nonce)
+	plain, _ := json.Marshal(l)
+	domain := strconv.FormatInt(l.Domain, 10)
+	sealed := aead.Seal(nonce, nonce, plain, []byte(domain))
+	return strings.TrimRight(base, "/") + "/classroom/e/" + domain + "." + base64.RawURLEncoding.EncodeToString(sealed)
+}
+
+// EncryptedDomain returns the domain id of an encrypted launch token, so
+// the caller can find the secret to Decrypt it with.
+func EncryptedDomain(token string) (int64, error) {
+	domain, _, ok := strings.Cut(token, ".")
+	n, err := strconv.ParseInt(domain, 10, 64)
+	if !ok || err != nil {
+		return 0, ErrInvalid
+	}
+	return n, nil
+}
+
+// DecryptLaunch opens an encrypted launch token and checks its expiry.
+func DecryptLaunch(secret []byte, token string, now time.Time) (Launch, error) {
+	domain, enc, ok := strings.Cut(token, ".")
+	if !ok {
+		return Launch{}, ErrInvalid
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(enc)
+	aead := newAEAD(secret)
+	if err != nil || len(sealed) < aead.NonceSize() {
+		return Launch{}, ErrInvalid
+	}
+	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(domain))
+	if err != nil {
+		return Launch{}, ErrInvalid
+	}
+	var l Launch
+	if err := json.Unmarshal(plain, &l); err != nil || strconv.FormatInt(l.Domain, 10) != domain {
+		return Launch{}, ErrInvalid
+	}
+	if !now.Before(l.Expires) {
+		return Launch{}, ErrExpired
+	}
+	return l, nil
+}
+
+func newAEAD(secret []byte) cipher.AEAD {
+	block, err := aes.NewCipher(derive(secret, "launch-encrypt-v1"))
+	if err != nil {
+		panic(err) // a 32-byte key never fails
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return aead
+}
+
+// RecordingURL returns base/recordings/{id}?d=..&expires=..&sig=.., a
+// download link that stops working at expires.
+func RecordingURL(base string, secret []byte, domain, id int64, expires time.Time) string {
+	q := url.Values{}
+	q.Set("d", strconv.FormatInt(domain, 10))
+	q.Set("expires", strconv.FormatInt(expires.Unix(), 10))
+	q.Set("sig", mac(derive(secret, "recording-v1"), recordingMessage(domain, id, expires.Unix())))
+	return strings.TrimRight(base, "/") + "/recordings/" + strconv.FormatInt(id, 10) + "?" + q.Encode()
+}
+
+func recordingMessage(domain, id, expires int64) string {
+	return "recording-v1\n" + strconv.FormatInt(domain, 10) + "\n" + strconv.FormatInt(id, 10) + "\n" + strconv.FormatInt(expires, 10)
+}
+
+// VerifyRecording checks a recording link's signature and expiry.
+func VerifyRecording(secret []byte, domain, id int64, expires int64, sig string, now time.Time) error {
+	want := mac(derive(secret, "recording-v1"), recordingMessage(domain, id, expires))
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return ErrInvalid
+	}
+	if now.Unix() >= expires {
+		return ErrExpired
+	}
+	return nil
+}

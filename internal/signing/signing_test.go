@@ -1,0 +1,124 @@
+package signing
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	secret = []byte("0123456789abcdef0123456789abcdef")
+	now    = time.Unix(2_000_000_000, 0)
+	claims = Launch{Domain: 3, Class: 42, Occurrence: 2, UserID: "u-7", UserName: "Ann & Bo", Teacher: true,
+		Lesson: "Lesson 1", Course: "Maths", Extend: 1, Expires: now.Add(time.Hour)}
+)
+
+func parse(t *testing.T, raw string) (string, url.Values) {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(u.Path, "/classroom/"), u.Query()
+}
+
+func TestSignedLaunch(t *testing.T) {
+	raw := SignedLaunchURL("https://lms.example.com/", secret, claims)
+	if !strings.HasPrefix(raw, "https://lms.example.com/classroom/42?") {
+		t.Fatalf("url %s", raw)
+	}
+	class, q := parse(t, raw)
+	l, sig, err := ParseSignedLaunch(class, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifySignedLaunch(secret, l, sig, now); err != nil {
+		t.Fatalf("valid link refused: %v", err)
+	}
+	if l.UserName != "Ann & Bo" || !l.Teacher || l.Class != 42 || l.Occurrence != 2 {
+		t.Fatalf("claims %+v", l)
+	}
+	tamper := map[string]func(url.Values){
+		"role":     func(q url.Values) { q.Set("role", "student") },
+		"user":     func(q url.Values) { q.Set("userId", "u-8") },
+		"expiry":   func(q url.Values) { q.Set("expires", "9999999999") },
+		"domain":   func(q url.Values) { q.Set("d", "4") },
+		"lesson":   func(q url.Values) { q.Set("lessonName", "Other") },
+		"isExtend": func(q url.Values) { q.Set("isExtend", "0") },
+	}
+	for name, f := range tamper {
+		_, q := parse(t, raw)
+		f(q)
+		l, sig, err := ParseSignedLaunch(class, q)
+		if err == nil {
+			err = VerifySignedLaunch(secret, l, sig, now)
+		}
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("tampered %s: %v", name, err)
+		}
+	}
+	l2, sig2, _ := ParseSignedLaunch("43", q)
+	if err := VerifySignedLaunch(secret, l2, sig2, now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other class accepted: %v", err)
+	}
+	if err := VerifySignedLaunch(secret, l, sig, now.Add(time.Hour)); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired link: %v", err)
+	}
+	if err := VerifySignedLaunch([]byte("another domain's secret.........."), l, sig, now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other secret accepted: %v", err)
+	}
+}
+
+func TestEncryptedLaunch(t *testing.T) {
+	raw := EncryptedLaunchURL("http://h", secret, claims)
+	token := strings.TrimPrefix(raw, "http://h/classroom/e/")
+	if strings.Contains(raw, "Ann") || strings.Contains(raw, "u-7") || strings.Contains(raw, "Maths") {
+		t.Fatalf("encrypted url shows its claims: %s", raw)
+	}
+	if d, err := EncryptedDomain(token); err != nil || d != 3 {
+		t.Fatalf("domain %d %v", d, err)
+	}
+	l, err := DecryptLaunch(secret, token, now)
+	if err != nil || l.UserName != "Ann & Bo" || l.Class != 42 || !l.Expires.Equal(claims.Expires) {
+		t.Fatalf("decrypt: %+v %v", l, err)
+	}
+	if _, err := DecryptLaunch(secret, token, now.Add(2*time.Hour)); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired: %v", err)
+	}
+	flipped := []byte(token)
+	flipped[len(flipped)-5] ^= 1
+	if _, err := DecryptLaunch(secret, string(flipped), now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("tampered: %v", err)
+	}
+	if _, err := DecryptLaunch(secret, "4"+token[1:], now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("domain swapped: %v", err)
+	}
+	for _, bad := range []string{"", "3", "3.", "x.abc", "3.!!!"} {
+		if _, err := DecryptLaunch(secret, bad, now); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestRecordingLink(t *testing.T) {
+	exp := now.Add(time.Hour)
+	u, _ := url.Parse(RecordingURL("http://h", secret, 3, 9, exp))
+	q := u.Query()
+	if u.Path != "/recordings/9" {
+		t.Fatalf("path %s", u.Path)
+	}
+	if err := VerifyRecording(secret, 3, 9, exp.Unix(), q.Get("sig"), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyRecording(secret, 3, 10, exp.Unix(), q.Get("sig"), now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other recording: %v", err)
+	}
+	if err := VerifyRecording(secret, 3, 9, exp.Unix()+60, q.Get("sig"), now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("extended expiry: %v", err)
+	}
+	if err := VerifyRecording(secret, 3, 9, exp.Unix(), q.Get("sig"), exp); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired: %v", err)
+	}
+}

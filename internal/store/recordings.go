@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+const recordingCols = "id, class_id, user_id, name, fname, blob_key, content_type, size, status, date_recorded, created_at"
+
+func scanRecording(row interface{ Scan(...any) error }) (lms.Recording, error) {
+	var r lms.Recording
+	var created string
+	err := row.Scan(&r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType, &r.Size,
+		&r.Status, &r.DateRecorded, &created)
+	r.CreatedAt = parseTime(created)
+	return r, err
+}
+
+// AddRecording records a file already written to the blob store.
+func (s *Store) AddRecording(ctx context.Context, domainID int64, r lms.Recording) (lms.Recording, error) {
+	r.CreatedAt = now()
+	err := s.tx(ctx, func(tx db) error {
+		ok, err := itemExists(ctx, tx, domainID, lms.KindClass, r.ClassID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return lms.NotFoundf("live class %d not found", r.ClassID)
+		}
+		r.ID, err = tx.insert(ctx, `INSERT INTO recordings (domain_id, class_id, user_id, name, fname, blob_key,
+			content_type, size, status, date_recorded, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			domainID, r.ClassID, r.UserID, r.Name, r.FName, r.BlobKey, r.ContentType, r.Size, r.Status, r.DateRecorded,
+			formatTime(r.CreatedAt))
+		return err
+	})
+	return r, err
+}
+
+// Recording returns one recording of the domain.
+func (s *Store) Recording(ctx context.Context, domainID, id int64) (lms.Recording, error) {
+	r, err := scanRecording(s.read().queryRow(ctx, "SELECT "+recordingCols+" FROM recordings WHERE domain_id = ? AND id = ?", domainID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return lms.Recording{}, lms.NotFoundf("recording %d not found", id)
+	}
+	return r, err
+}
+
+// RecordingOwner says which domain a recording belongs to, for the
+// signed download links (which carry the domain id) and for operators.
+func (s *Store) RecordingOwner(ctx context.Context, id int64) (int64, error) {
+	var d int64
+	err := s.read().queryRow(ctx, "SELECT domain_id FROM recordings WHERE id = ?", id).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, lms.NotFoundf("recording %d not found", id)
+	}
+	return d, err
+}
+
+// ClassRecordings lists a class's recordings by id; search, when set,
+// matches the file names (partial, case-insensitive).
+func (s *Store) ClassRecordings(ctx context.Context, domainID, classID int64, search string) ([]lms.Recording, error) {
+	q := "SELECT " + recordingCols + " FROM recordings WHERE domain_id = ? AND class_id = ?"
+	args := []any{domainID, classID}
+	if search != "" {
+		q += ` AND (LOWER(name) LIKE ? ESCAPE '\' OR LOWER(fname) LIKE ? ESCAPE '\')`
+		args = append(args, likePattern(search), likePattern(search))
+	}
+	rows, err := s.read().query(ctx, q+" ORDER BY id", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lms.Recording
+	for rows.Next() {
+		r, err := scanRecording(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ToggleRecordingStatus flips a recording between 1 (published) and 0 and
+// returns the new status.
+func (s *Store) ToggleRecordingStatus(ctx context.Context, domainID, id int64) (int, error) {
+	var status int
+	err := s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, "UPDATE recordings SET status = 1 - status WHERE domain_id = ? AND id = ?", domainID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("recording %d not found", id)
+		}
+		return tx.queryRow(ctx, "SELECT status FROM recordings WHERE domain_id = ? AND id = ?", domainID, id).Scan(&status)
+	})
+	return status, err
+}
+
+// DeleteRecording deletes the row and returns it so the caller can remove
+// the file.
+func (s *Store) DeleteRecording(ctx context.Context, domainID, id int64) (lms.Recording, error) {
+	var r lms.Recording
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		r, err = scanRecording(tx.queryRow(ctx, "SELECT "+recordingCols+" FROM recordings WHERE domain_id = ? AND id = ?", domainID, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return lms.NotFoundf("recording %d not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, "DELETE FROM recordings WHERE domain_id = ? AND id = ?", domainID, id)
+		return err
+	})
+	return r, err
+}
+
+// ClassOwner says which domain a class belongs to (for operator commands
+// that name a class by its id alone).
+func (s *Store) ClassOwner(ctx context.Context, classID int64) (int64, error) {
+	var d int64
+	err := s.read().queryRow(ctx, "SELECT domain_id FROM live_classes WHERE id = ?", classID).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, lms.NotFoundf("live class %d not found", classID)
+	}
+	return d, err
+}

@@ -1,0 +1,105 @@
+package vcapi
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/signing"
+)
+
+// RecordingLinkTTL is how long a record_url works.
+const RecordingLinkTTL = time.Hour
+
+// recordingRecord renders a recording with its signed links: record_url
+// downloads the file, record_path plays it in the browser.
+func (a *API) recordingRecord(c *call, r lms.Recording) obj {
+	link := signing.RecordingURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, a.now().Add(RecordingLinkTTL))
+	return obj{
+		{"id", strconv.FormatInt(r.ID, 10)},
+		{"classroom_id", strconv.FormatInt(r.ClassID, 10)},
+		{"user_id", r.UserID},
+		{"name", r.Name},
+		{"fname", r.FName},
+		{"status", strconv.Itoa(r.Status)},
+		{"date_recorded", r.DateRecorded},
+		{"record_url", link + "&download=1"},
+		{"record_path", link},
+	}
+}
+
+// getclassrecording: class_id, optional search (file names).
+func (a *API) getClassRecording(ctx context.Context, c *call) (*result, error) {
+	id, err := requiredID(c.P, "class_id")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.ownedClass(ctx, c, id); err != nil {
+		return nil, err
+	}
+	recs, err := a.Store.ClassRecordings(ctx, c.Domain.ID, id, c.P.Get("search"))
+	if err != nil {
+		return nil, err
+	}
+	rs := make([]obj, len(recs))
+	for i, r := range recs {
+		rs[i] = a.recordingRecord(c, r)
+	}
+	return records("recording", rs, "Recording", "No video recording available"), nil
+}
+
+// ownedRecording loads a recording of the caller's domain by the named
+// id parameter.
+func (a *API) ownedRecording(ctx context.Context, c *call, param string) (lms.Recording, error) {
+	id, err := requiredID(c.P, param)
+	if err != nil {
+		return lms.Recording{}, err
+	}
+	r, err := a.Store.Recording(ctx, c.Domain.ID, id)
+	if lms.IsNotFound(err) {
+		if _, err := a.Store.RecordingOwner(ctx, id); err == nil {
+			return lms.Recording{}, fail("Invalid Recording Owner")
+		}
+		return lms.Recording{}, fail("Invalid %s: there is no recording %d", param, id)
+	}
+	return r, err
+}
+
+// getrecording: record_id.
+func (a *API) getRecording(ctx context.Context, c *call) (*result, error) {
+	r, err := a.ownedRecording(ctx, c, "record_id")
+	if err != nil {
+		return nil, err
+	}
+	return records("recording", []obj{a.recordingRecord(c, r)}, "", ""), nil
+}
+
+// changestatusrecording: id. Toggles the status between 1 (published)
+// and 0 (unpublished) and answers the new one.
+func (a *API) changeStatusRecording(ctx context.Context, c *call) (*result, error) {
+	r, err := a.ownedRecording(ctx, c, "id")
+	if err != nil {
+		return nil, err
+	}
+	status, err := a.Store.ToggleRecordingStatus(ctx, c.Domain.ID, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	return action("changestatusrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}, kv{"recording_status", strconv.Itoa(status)}), nil
+}
+
+// removeclassrecording: id. Deletes the row, then the file.
+func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error) {
+	r, err := a.ownedRecording(ctx, c, "id")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.Store.DeleteRecording(ctx, c.Domain.ID, r.ID); err != nil {
+		return nil, err
+	}
+	if err := a.Blobs.Delete(r.BlobKey); err != nil {
+		a.Logger.Error("delete recording file", "key", r.BlobKey, "err", err)
+	}
+	return action("removeclassrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}), nil
+}
