@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +16,8 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine to write while
@@ -166,6 +171,7 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"version", "--help"},
 		{"domain", "--help"}, {"domain", "create", "--help"}, {"domain", "list", "--help"}, {"domain", "rotate-key", "--help"},
+		{"recording", "--help"}, {"recording", "import", "--help"},
 	} {
 		code, _, errOut := lectern(t, args...)
 		if code != 0 || len(errOut) < 40 {
@@ -210,5 +216,51 @@ func TestMigrateAndVersion(t *testing.T) {
 	code, out, _ = lectern(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "lectern ") {
 		t.Fatalf("version: %d %q", code, out)
+	}
+}
+
+func TestRecordingImport(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Migrate(ctx)
+	d, _, _ := st.CreateDomain(ctx, "A")
+	start := time.Date(2031, 1, 1, 9, 0, 0, 0, time.UTC)
+	c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "T", Date: "2031-01-01", StartMinute: 540, EndMinute: 600,
+		TimezoneName: "UTC", Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	file := filepath.Join(t.TempDir(), "talk.mp4")
+	os.WriteFile(file, []byte("not really a video"), 0o600)
+
+	code, out, errOut := lectern(t, "recording", "import", "--class", fmt.Sprint(c.ID), "--data-dir", dir, "--json", file)
+	if code != 0 {
+		t.Fatalf("import: %d %s", code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got["size"] != float64(18) || got["class_id"] != float64(c.ID) {
+		t.Fatalf("import output %q: %v", out, err)
+	}
+	st, _ = store.Open(ctx, store.Options{DataDir: dir})
+	defer st.Close()
+	recs, err := st.ClassRecordings(ctx, d.ID, c.ID, "")
+	if err != nil || len(recs) != 1 || recs[0].FName != "talk.mp4" || recs[0].ContentType != "video/mp4" {
+		t.Fatalf("stored: %+v %v", recs, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "blobs", filepath.FromSlash(recs[0].BlobKey))); err != nil {
+		t.Fatalf("file not in the blob store: %v", err)
+	}
+	code, _, errOut = lectern(t, "recording", "import", "--class", "999", "--data-dir", dir, file)
+	if code != 1 || !strings.Contains(errOut, "live class 999 not found") {
+		t.Fatalf("unknown class: %d %q", code, errOut)
+	}
+	code, _, errOut = lectern(t, "recording", "import", "--data-dir", dir, file)
+	if code != 2 || !strings.Contains(errOut, "--class ID and exactly one FILE") {
+		t.Fatalf("no class: %d %q", code, errOut)
 	}
 }
