@@ -1,0 +1,120 @@
+package schedule
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseClock reads a time of day and returns minutes after midnight. It
+// accepts the 12-hour forms clients send ("09:30AM", "09:30 AM", "9:30am",
+// "09:30:00 am", "9 PM") and 24-hour forms ("21", "21:30", "21:30:00").
+// Seconds, when given, must be 00: classes start on a minute.
+func ParseClock(s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" {
+		return 0, fmt.Errorf("is required")
+	}
+	meridiem := ""
+	for _, m := range []string{"am", "pm", "a.m.", "p.m."} {
+		if strings.HasSuffix(t, m) {
+			meridiem = m[:1]
+			t = strings.TrimSpace(strings.TrimSuffix(t, m))
+			break
+		}
+	}
+	bad := fmt.Errorf("%q is not a time of day such as 09:30 AM or 21:30", s)
+	parts := strings.Split(t, ":")
+	if len(parts) > 3 {
+		return 0, bad
+	}
+	nums := make([]int, 3)
+	for i, p := range parts {
+		if p == "" || len(p) > 2 {
+			return 0, bad
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || (i > 0 && len(p) != 2) {
+			return 0, bad
+		}
+		nums[i] = n
+	}
+	h, m, sec := nums[0], nums[1], nums[2]
+	if m > 59 || sec > 59 {
+		return 0, bad
+	}
+	if sec != 0 {
+		return 0, fmt.Errorf("%q: classes start and end on a whole minute (seconds must be 00)", s)
+	}
+	switch meridiem {
+	case "":
+		if h > 23 {
+			return 0, bad
+		}
+	default:
+		if h < 1 || h > 12 {
+			return 0, fmt.Errorf("%q: a 12-hour time needs an hour from 1 to 12", s)
+		}
+		h %= 12
+		if meridiem == "p" {
+			h += 12
+		}
+	}
+	return h*60 + m, nil
+}
+
+// FormatClock writes minutes after midnight as the classroom API does:
+// "05:15 PM".
+func FormatClock(min int) string {
+	min = ((min % 1440) + 1440) % 1440
+	h, m := min/60, min%60
+	suffix := "AM"
+	if h >= 12 {
+		suffix = "PM"
+	}
+	h %= 12
+	if h == 0 {
+		h = 12
+	}
+	return fmt.Sprintf("%02d:%02d %s", h, m, suffix)
+}
+
+// Format24 writes minutes after midnight as "17:15".
+func Format24(min int) string {
+	min = ((min % 1440) + 1440) % 1440
+	return fmt.Sprintf("%02d:%02d", min/60, min%60)
+}
+
+// ParseDate reads a calendar date YYYY-MM-DD (a real date: 2023-02-29 is
+// refused).
+func ParseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, fmt.Errorf("is required")
+	}
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a calendar date YYYY-MM-DD", s)
+	}
+	return d, nil
+}
+
+// ParseHMS reads a duration written HH:MM:SS (hours may exceed 23;
+// minutes and seconds are 00-59).
+func ParseHMS(s string) (time.Duration, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	bad := fmt.Errorf("%q is not a duration HH:MM:SS", s)
+	if len(parts) != 3 {
+		return 0, bad
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || len(p) < 2 || (i > 0 && (len(p) != 2 || v > 59)) {
+			return 0, bad
+		}
+		n[i] = v
+	}
+	return time.Duration(n[0])*time.Hour + time.Duration(n[1])*time.Minute + time.Duration(n[2])*time.Second, nil
+}
