@@ -185,6 +185,12 @@ func (p *Params) Raw(name string) string { return p.values[name] }
 // Has reports whether the named parameter was sent with a non-blank value.
 func (p *Params) Has(name string) bool { return p.Get(name) != "" }
 
+// Sent reports whether the parameter was sent at all, even empty.
+func (p *Params) Sent(name string) bool {
+	_, ok := p.values[name]
+	return ok
+}
+
 // Set sets a parameter (used for aliases and defaults).
 func (p *Params) Set(name, value string) { p.values[name] = value }
 

@@ -183,3 +183,10 @@ func ok(w http.ResponseWriter, message string, data any) error {
 	httpx.WriteJSON(w, http.StatusOK, body)
 	return nil
 }
+
+// idParam reads one required positive id parameter.
+func idParam(c *call, name string) (int64, error) {
+	var v lms.Validator
+	id := c.P.ID(&v, name)
+	return id, v.Err()
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // Paging of list endpoints: page (1-based, default 1) and limit (default
@@ -39,3 +40,6 @@ func writeJSON(w http.ResponseWriter, body any) error {
 	httpx.WriteJSON(w, http.StatusOK, body)
 	return nil
 }
+
+// store is the page as the store takes it.
+func (p page) store() store.Page { return store.Page{Offset: p.offset(), Limit: p.Limit} }

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// Enrollment is the outcome of Enroll.
+type Enrollment struct {
+	User lms.User
+	// Already is true when the user was enrolled directly before: nothing
+	// changed.
+	Already bool
+}
+
+// Enroll enrolls the user with email in an item directly. Enrolling in a
+// bundle also enrolls in each of its items, marked as coming from the
+// bundle, so that unenrolling from the bundle undoes exactly that. An
+// unknown email or item is not found.
+func (s *Store) Enroll(ctx context.Context, domainID int64, kind string, itemID int64, email string) (Enrollment, error) {
+	var e Enrollment
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		if e.User, err = s.userByEmail(ctx, tx, domainID, email); err != nil {
+			return err
+		}
+		if err := mustExist(ctx, tx, domainID, kind, itemID); err != nil {
+			return err
+		}
+		at := formatTime(now())
+		res, err := tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
+			VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`, domainID, e.User.ID, kind, itemID, at)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			e.Already = true
+			return nil
+		}
+		if kind != lms.KindBundle {
+			return nil
+		}
+		_, err = tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
+			SELECT domain_id, ?, item_kind, item_id, bundle_id, ? FROM bundle_items WHERE domain_id = ? AND bundle_id = ?
+			ON CONFLICT DO NOTHING`, e.User.ID, at, domainID, itemID)
+		return err
+	})
+	return e, err
+}
+
+// Unenroll removes the user's direct enrollment in an item; for a bundle,
+// also the enrollments in its items that came from it. Enrollments the
+// user has in the same items directly or through another bundle stay. A
+// user who is not directly enrolled is a conflict.
+func (s *Store) Unenroll(ctx context.Context, domainID int64, kind string, itemID int64, email string) (lms.User, error) {
+	var u lms.User
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		if u, err = s.userByEmail(ctx, tx, domainID, email); err != nil {
+			return err
+		}
+		if err := mustExist(ctx, tx, domainID, kind, itemID); err != nil {
+			return err
+		}
+		res, err := tx.exec(ctx, `DELETE FROM enrollments WHERE domain_id = ? AND user_id = ? AND item_kind = ? AND item_id = ?
+			AND source_bundle_id = 0`, domainID, u.ID, kind, itemID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.Conflictf("%s is not enrolled in %s %d", u.Email, itemNames[kind], itemID)
+		}
+		if kind == lms.KindBundle {
+			_, err = tx.exec(ctx, "DELETE FROM enrollments WHERE domain_id = ? AND user_id = ? AND source_bundle_id = ?",
+				domainID, u.ID, itemID)
+		}
+		return err
+	})
+	return u, err
+}
+
+// IsEnrolled reports whether a user is enrolled in an item, directly or
+// through a bundle.
+func (s *Store) IsEnrolled(ctx context.Context, domainID, userID int64, kind string, itemID int64) (bool, error) {
+	return s.read().exists(ctx, "SELECT 1 FROM enrollments WHERE domain_id = ? AND user_id = ? AND item_kind = ? AND item_id = ?",
+		domainID, userID, kind, itemID)
+}
+
+// EnrollmentCount counts enrollments of one item kind, directly or
+// through a bundle, each (user, item) pair once:
+//   - userID and itemID: 1 if that user is enrolled in that item, else 0;
+//   - userID only: the items of the kind the user is enrolled in;
+//   - itemID only: the users enrolled in the item;
+//   - neither: the users enrolled in at least one item of the kind.
+//
+// A userID or itemID the domain does not have is not found.
+func (s *Store) EnrollmentCount(ctx context.Context, domainID int64, kind string, userID, itemID int64) (int64, error) {
+	d := s.read()
+	if userID != 0 {
+		if ok, err := d.exists(ctx, "SELECT 1 FROM users WHERE domain_id = ? AND id = ?", domainID, userID); err != nil || !ok {
+			if err == nil {
+				err = lms.NotFoundf("user %d not found", userID)
+			}
+			return 0, err
+		}
+	}
+	if itemID != 0 {
+		if err := mustExist(ctx, d, domainID, kind, itemID); err != nil {
+			return 0, err
+		}
+	}
+	where := "domain_id = ? AND item_kind = ?"
+	args := []any{domainID, kind}
+	if userID != 0 {
+		where += " AND user_id = ?"
+		args = append(args, userID)
+	}
+	if itemID != 0 {
+		where += " AND item_id = ?"
+		args = append(args, itemID)
+	}
+	what := "DISTINCT user_id"
+	if userID != 0 {
+		what = "DISTINCT item_id"
+	}
+	return d.count(ctx, "SELECT COUNT("+what+") FROM enrollments WHERE "+where, args...)
+}
