@@ -2,6 +2,7 @@ package lmsapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 // The benchmarks run over real HTTP against a real server on SQLite. Each
@@ -68,4 +70,48 @@ func BenchmarkUsersCreate(b *testing.B) {
 			benchPost(b, client, srv.URL, nil, []byte(`{"username":"u","email":"u@example.com"}`))
 		}
 	})
+}
+
+// BenchmarkCoursesList lists courses in a domain holding 1,000 of them:
+// the default page (50) and the largest (500).
+func BenchmarkCoursesList(b *testing.B) {
+	e := apitest.Start(b, apitest.Backend{Name: "sqlite"})
+	for i := 0; i < 1000; i++ {
+		if _, err := e.Store.CreateCourse(context.Background(), e.Domain.ID, lms.Course{Name: fmt.Sprintf("Course %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	type item struct {
+		ID         int64  `json:"id"`
+		CourseID   int64  `json:"course_id"`
+		CourseName string `json:"course_name"`
+	}
+	for _, limit := range []int{50, 500} {
+		body := []byte(fmt.Sprintf(`{"limit":%d}`, limit))
+		b.Run(fmt.Sprintf("lectern/limit=%d", limit), func(b *testing.B) {
+			client := &http.Client{}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				benchPost(b, client, e.URL+"/api/v1/courses/list", authHeader(e.Domain), body)
+			}
+		})
+		b.Run(fmt.Sprintf("bare/limit=%d", limit), func(b *testing.B) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				data := make([]item, limit)
+				for i := range data {
+					data[i] = item{int64(i + 1), int64(i + 1), fmt.Sprintf("Course %d", i)}
+				}
+				w.Header().Set("Content-Type", "application/json")
+				json.NewEncoder(w).Encode(map[string]any{"message": "Courses listed", "data": data, "total": 1000, "page": 1, "limit": limit})
+			}))
+			defer srv.Close()
+			client := &http.Client{}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				benchPost(b, client, srv.URL, nil, body)
+			}
+		})
+	}
 }
