@@ -232,6 +232,8 @@ func TestProducts(t *testing.T) {
 			{Name: "unpublish wrong method", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/unpublish"}, Status: 405, Check: allow("POST")},
 			{Name: "unknown action", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/frobnicate"}, Status: 404,
 				Want: map[string]any{"code": "not_found"}},
+			{Name: "unknown action is 404 before auth", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/frobnicate", NoAuth: true}, Status: 404},
+			{Name: "wrong method is 405 before auth", Request: Request{Method: "DELETE", Path: p + "/" + s(mug) + "/price", NoAuth: true}, Status: 405, Check: allow("PUT")},
 
 			// PUT /products/{product_id}/price
 			{Name: "price answers a string", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/price", Body: `{"price": 19.99}`},
