@@ -98,7 +98,7 @@ func ParseMoney(s string) (Money, error) {
 		}
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
-	if whole == "" || !allDigits(whole) || (hasPoint && (frac == "" || !allDigits(frac))) {
+	if whole == "" || !moneyDigits(whole) || (hasPoint && (frac == "" || !moneyDigits(frac))) {
 		return 0, moneyError("must be an amount such as 19.99")
 	}
 	if len(frac) > 2 {
@@ -119,7 +119,7 @@ type moneyError string
 
 func (e moneyError) Error() string { return string(e) }
 
-func allDigits(s string) bool {
+func moneyDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -175,7 +175,7 @@ var productTypes = map[int64]string{1: "Physical", 2: "Digital"}
 
 // Category status: is_status on input and in write answers, status (its
 // name) in the list.
-var categoryStatus = map[int64]string{1: "Active", 0: "Inactive"}
+var productCategoryStatus = map[int64]string{1: "Active", 0: "Inactive"}
 
 // productJSON is the seed's Product, plus the fields the other product
 // endpoints read or write.
@@ -197,7 +197,7 @@ type productJSON struct {
 func toProductJSON(p store.Product) productJSON {
 	j := productJSON{ID: p.ID, Name: p.Name, Type: productTypes[p.Type], SKU: p.SKU, Price: Money(p.PriceCents),
 		Status: p.Status, Description: p.Description, ProductType: p.Type, ShippingCharge: Money(p.ShippingCents),
-		IsTrackStock: p.TrackStock, Added: p.CreatedAt.UTC().Format(timeLayout)}
+		IsTrackStock: p.TrackStock, Added: p.CreatedAt.UTC().Format(productTimeLayout)}
 	if p.CategoryID != 0 {
 		id := p.CategoryID
 		j.CategoryID = &id
@@ -205,8 +205,8 @@ func toProductJSON(p store.Product) productJSON {
 	return j
 }
 
-// timeLayout is how instants are written: ISO 8601 in UTC.
-const timeLayout = "2006-01-02T15:04:05Z"
+// productTimeLayout is how instants are written: ISO 8601 in UTC.
+const productTimeLayout = "2006-01-02T15:04:05Z"
 
 // GET /products/list: page, limit.
 func (a *API) listProducts(w http.ResponseWriter, r *http.Request, c *call) error {
@@ -265,7 +265,7 @@ func (a *API) createProduct(w http.ResponseWriter, r *http.Request, c *call) err
 	}
 	return ok(w, "Product created", map[string]any{
 		"id": p.ID, "name": p.Name, "price": Money(p.PriceCents), "product_type": p.Type, "sku": p.SKU,
-		"is_track_stock": p.TrackStock, "lms_domain_id": c.Domain.ID, "added": p.CreatedAt.UTC().Format(timeLayout)})
+		"is_track_stock": p.TrackStock, "lms_domain_id": c.Domain.ID, "added": p.CreatedAt.UTC().Format(productTimeLayout)})
 }
 
 // DELETE /products/delete/{product_id}.
@@ -317,14 +317,14 @@ func (a *API) updateProduct(w http.ResponseWriter, r *http.Request, c *call) err
 		name := c.P.Get("name")
 		v.Check(len(name) <= 255, "name", "must be at most 255 characters")
 		u.Name, sent = &name, true
-	} else if present(c, "name") {
+	} else if productParamSent(c, "name") {
 		v.Add("name", "must not be blank")
 	}
-	if present(c, "description") {
+	if productParamSent(c, "description") {
 		d := c.P.Get("description")
 		u.Description, sent = &d, true
 	}
-	if present(c, "price") {
+	if productParamSent(c, "price") {
 		sent = true
 		if m, ok := readMoney(c, &v, "price"); ok {
 			cents := int64(m)
@@ -333,7 +333,7 @@ func (a *API) updateProduct(w http.ResponseWriter, r *http.Request, c *call) err
 			v.Add("price", "must be an amount such as 19.99")
 		}
 	}
-	if present(c, "category_id") {
+	if productParamSent(c, "category_id") {
 		sent = true
 		if cat, ok := c.P.Int(&v, "category_id"); ok {
 			v.Check(cat >= 0, "category_id", "must be a category id, or 0 for none")
@@ -355,8 +355,8 @@ func (a *API) updateProduct(w http.ResponseWriter, r *http.Request, c *call) err
 	return ok(w, "Product updated", map[string]any{"id": p.ID, "name": p.Name, "description": p.Description})
 }
 
-// present reports whether a parameter was sent at all, blank or not.
-func present(c *call, name string) bool {
+// productParamSent reports whether a parameter was sent at all, blank or not.
+func productParamSent(c *call, name string) bool {
 	for _, n := range c.P.Names() {
 		if n == name {
 			return true
@@ -438,7 +438,7 @@ func (a *API) listProductCategories(w http.ResponseWriter, r *http.Request, c *c
 	}
 	data := make([]item, len(cats))
 	for i, cat := range cats {
-		data[i] = item{ID: cat.ID, Name: cat.Name, Status: categoryStatus[cat.IsStatus]}
+		data[i] = item{ID: cat.ID, Name: cat.Name, Status: productCategoryStatus[cat.IsStatus]}
 	}
 	return writeJSON(w, pg.body("Product categories", data, total))
 }

@@ -97,8 +97,8 @@ func TestProductRoutesRegister(t *testing.T) {
 	}
 }
 
-// createProduct makes a product as d (nil: e.Domain) and returns its id.
-func createProduct(t *testing.T, e *Env, d *Domain, body map[string]any) int64 {
+// createTestProduct makes a product as d (nil: e.Domain) and returns its id.
+func createTestProduct(t *testing.T, e *Env, d *Domain, body map[string]any) int64 {
 	t.Helper()
 	r := e.Do(Request{Method: "POST", Path: "/api/v1/products/createProduct", Body: body, Domain: d})
 	if r.Status != 200 {
@@ -107,7 +107,7 @@ func createProduct(t *testing.T, e *Env, d *Domain, body map[string]any) int64 {
 	return Int(t, r.JSON(t), "data.id")
 }
 
-func createCategory(t *testing.T, e *Env, d *Domain, name string) int64 {
+func createTestCategory(t *testing.T, e *Env, d *Domain, name string) int64 {
 	t.Helper()
 	r := e.Do(Request{Method: "POST", Path: "/api/v1/products/createProductCategory", Body: map[string]any{"name": name}, Domain: d})
 	if r.Status != 200 {
@@ -116,10 +116,10 @@ func createCategory(t *testing.T, e *Env, d *Domain, name string) int64 {
 	return Int(t, r.JSON(t), "data.id")
 }
 
-var isoUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
+var productISOUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 
-// rawNumber asserts that path holds a JSON number written exactly as want.
-func rawNumber(path, want string) func(t *testing.T, r *Response) {
+// productRawNumber asserts that path holds a JSON number written exactly as want.
+func productRawNumber(path, want string) func(t *testing.T, r *Response) {
 	return func(t *testing.T, r *Response) {
 		t.Helper()
 		v, ok := Lookup(r.JSON(t), path)
@@ -133,12 +133,12 @@ func rawNumber(path, want string) func(t *testing.T, r *Response) {
 func TestProducts(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
 		p := "/api/v1/products"
-		mug := createProduct(t, e, nil, map[string]any{"name": "Mug", "price": 12.5, "product_type": 1, "sku": "MUG-1", "is_track_stock": 1})
-		ebook := createProduct(t, e, nil, map[string]any{"name": "E-book", "price": "0", "product_type": 2, "sku": "EB-1"})
-		foreign := createProduct(t, e, &e.Other, map[string]any{"name": "Theirs", "price": 1, "product_type": 1, "sku": "MUG-1"})
-		cat := createCategory(t, e, nil, "Merch")
-		foreignCat := createCategory(t, e, &e.Other, "Theirs")
-		doomed := createCategory(t, e, nil, "Doomed")
+		mug := createTestProduct(t, e, nil, map[string]any{"name": "Mug", "price": 12.5, "product_type": 1, "sku": "MUG-1", "is_track_stock": 1})
+		ebook := createTestProduct(t, e, nil, map[string]any{"name": "E-book", "price": "0", "product_type": 2, "sku": "EB-1"})
+		foreign := createTestProduct(t, e, &e.Other, map[string]any{"name": "Theirs", "price": 1, "product_type": 1, "sku": "MUG-1"})
+		cat := createTestCategory(t, e, nil, "Merch")
+		foreignCat := createTestCategory(t, e, &e.Other, "Theirs")
+		doomed := createTestCategory(t, e, nil, "Doomed")
 		user := Int(t, e.LMS("POST", "/users/create", map[string]any{"username": "ann", "email": "ann@example.com"}).JSON(t), "id")
 		s := itoa
 
@@ -149,18 +149,18 @@ func TestProducts(t *testing.T) {
 				Status: 200, Want: map[string]any{"message": "Product created", "data.name": "Poster", "data.price": 19.99,
 					"data.product_type": 1, "data.sku": "POS-1", "data.is_track_stock": 0, "data.lms_domain_id": e.Domain.ID},
 				Check: func(t *testing.T, r *Response) {
-					rawNumber("data.price", "19.99")(t, r)
+					productRawNumber("data.price", "19.99")(t, r)
 					body := r.JSON(t)
 					Int(t, body, "data.id")
-					if a := Str(t, body, "data.added"); !isoUTC.MatchString(a) {
+					if a := Str(t, body, "data.added"); !productISOUTC.MatchString(a) {
 						t.Errorf("added = %q, want ISO 8601 UTC", a)
 					}
 				}},
 			{Name: "create form body with price text", Request: Request{Method: "POST", Path: p + "/createProduct",
 				Form: url.Values{"name": {"Cap"}, "price": {"7.5"}, "product_type": {"1"}, "sku": {"CAP-1"}}},
-				Status: 200, Check: rawNumber("data.price", "7.50")},
+				Status: 200, Check: productRawNumber("data.price", "7.50")},
 			{Name: "create query string", Request: Request{Method: "POST", Path: p + "/createProduct?name=Pin&price=1&product_type=2&sku=PIN-1"},
-				Status: 200, Want: map[string]any{"data.is_track_stock": 0}, Check: rawNumber("data.price", "1.00")},
+				Status: 200, Want: map[string]any{"data.is_track_stock": 0}, Check: productRawNumber("data.price", "1.00")},
 			{Name: "create missing fields", Request: Request{Method: "POST", Path: p + "/createProduct", Body: map[string]any{}},
 				Status: 400, Fields: []string{"name", "price", "product_type", "sku"}},
 			{Name: "create price three decimals", Request: Request{Method: "POST", Path: p + "/createProduct",
@@ -186,21 +186,21 @@ func TestProducts(t *testing.T) {
 			{Name: "create without auth", Request: Request{Method: "POST", Path: p + "/createProduct", NoAuth: true,
 				Body: map[string]any{"name": "X", "price": 1, "product_type": 1, "sku": "X-1"}}, Status: 401},
 			{Name: "create wrong method", Request: Request{Method: "GET", Path: p + "/createProduct"}, Status: 405,
-				Check: allow("POST")},
+				Check: productAllow("POST")},
 
 			// GET /products/getproduct/{product_id}
 			{Name: "get answers a Product", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(mug)}, Status: 200,
 				Want: map[string]any{"message": "Product found", "data.id": mug, "data.name": "Mug", "data.type": "Physical",
 					"data.sku": "MUG-1", "data.price": 12.5, "data.status": "Not Published", "data.category_id": nil,
 					"data.is_track_stock": 1, "data.product_type": 1},
-				Check: rawNumber("data.price", "12.50")},
+				Check: productRawNumber("data.price", "12.50")},
 			{Name: "get digital", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(ebook)}, Status: 200,
 				Want: map[string]any{"data.type": "Digital", "data.price": 0.0}},
 			{Name: "get not a number", Request: Request{Method: "GET", Path: p + "/getproduct/abc"}, Status: 400, Fields: []string{"product_id"}},
 			{Name: "get unknown", Request: Request{Method: "GET", Path: p + "/getproduct/999999"}, Status: 404},
 			{Name: "get other domain", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(foreign)}, Status: 404},
 			{Name: "get without auth", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(mug), NoAuth: true}, Status: 401},
-			{Name: "get wrong method", Request: Request{Method: "POST", Path: p + "/getproduct/" + s(mug)}, Status: 405, Check: allow("GET, HEAD")},
+			{Name: "get wrong method", Request: Request{Method: "POST", Path: p + "/getproduct/" + s(mug)}, Status: 405, Check: productAllow("GET, HEAD")},
 
 			// GET /products/list
 			{Name: "list answers the domain's products", Request: Request{Method: "GET", Path: p + "/list"}, Status: 200,
@@ -212,7 +212,7 @@ func TestProducts(t *testing.T) {
 			{Name: "list other domain", Request: Request{Method: "GET", Path: p + "/list", Domain: &e.Other}, Status: 200,
 				Want: map[string]any{"total": 1, "data.0.id": foreign}},
 			{Name: "list without auth", Request: Request{Method: "GET", Path: p + "/list", NoAuth: true}, Status: 401},
-			{Name: "list wrong method", Request: Request{Method: "POST", Path: p + "/list"}, Status: 405, Check: allow("GET, HEAD")},
+			{Name: "list wrong method", Request: Request{Method: "POST", Path: p + "/list"}, Status: 405, Check: productAllow("GET, HEAD")},
 
 			// POST /products/{product_id}/publish and unpublish
 			{Name: "publish", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/publish"}, Status: 200,
@@ -228,12 +228,12 @@ func TestProducts(t *testing.T) {
 			{Name: "publish other domain", Request: Request{Method: "POST", Path: p + "/" + s(foreign) + "/publish"}, Status: 404},
 			{Name: "unpublish other domain", Request: Request{Method: "POST", Path: p + "/" + s(foreign) + "/unpublish"}, Status: 404},
 			{Name: "publish without auth", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/publish", NoAuth: true}, Status: 401},
-			{Name: "publish wrong method", Request: Request{Method: "GET", Path: p + "/" + s(mug) + "/publish"}, Status: 405, Check: allow("POST")},
-			{Name: "unpublish wrong method", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/unpublish"}, Status: 405, Check: allow("POST")},
+			{Name: "publish wrong method", Request: Request{Method: "GET", Path: p + "/" + s(mug) + "/publish"}, Status: 405, Check: productAllow("POST")},
+			{Name: "unpublish wrong method", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/unpublish"}, Status: 405, Check: productAllow("POST")},
 			{Name: "unknown action", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/frobnicate"}, Status: 404,
 				Want: map[string]any{"code": "not_found"}},
 			{Name: "unknown action is 404 before auth", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/frobnicate", NoAuth: true}, Status: 404},
-			{Name: "wrong method is 405 before auth", Request: Request{Method: "DELETE", Path: p + "/" + s(mug) + "/price", NoAuth: true}, Status: 405, Check: allow("PUT")},
+			{Name: "wrong method is 405 before auth", Request: Request{Method: "DELETE", Path: p + "/" + s(mug) + "/price", NoAuth: true}, Status: 405, Check: productAllow("PUT")},
 
 			// PUT /products/{product_id}/price
 			{Name: "price answers a string", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/price", Body: `{"price": 19.99}`},
@@ -248,19 +248,19 @@ func TestProducts(t *testing.T) {
 			{Name: "price bad id and price", Request: Request{Method: "PUT", Path: p + "/abc/price", Body: `{"price": "x"}`}, Status: 400, Fields: []string{"product_id", "price"}},
 			{Name: "price other domain", Request: Request{Method: "PUT", Path: p + "/" + s(foreign) + "/price", Body: `{"price": 1}`}, Status: 404},
 			{Name: "price without auth", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/price", Body: `{"price": 1}`, NoAuth: true}, Status: 401},
-			{Name: "price wrong method", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/price", Body: `{"price": 1}`}, Status: 405, Check: allow("PUT")},
+			{Name: "price wrong method", Request: Request{Method: "POST", Path: p + "/" + s(mug) + "/price", Body: `{"price": 1}`}, Status: 405, Check: productAllow("PUT")},
 
 			// PUT /products/{product_id}/shipping-charge
 			{Name: "shipping answers a string", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/shipping-charge", Body: `{"shipping_charge": 4.5}`},
 				Status: 200, Want: map[string]any{"message": "Product shipping charge updated", "data.id": mug, "data.shipping_charge": "4.50"}},
 			{Name: "shipping shows in get", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(mug)}, Status: 200,
-				Check: rawNumber("data.shipping_charge", "4.50")},
+				Check: productRawNumber("data.shipping_charge", "4.50")},
 			{Name: "shipping missing", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/shipping-charge", Body: map[string]any{"price": 1}}, Status: 400, Fields: []string{"shipping_charge"}},
 			{Name: "shipping three decimals", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/shipping-charge", Body: `{"shipping_charge": "0.001"}`}, Status: 400, Fields: []string{"shipping_charge"}},
 			{Name: "shipping negative", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/shipping-charge", Body: `{"shipping_charge": -0.5}`}, Status: 400, Fields: []string{"shipping_charge"}},
 			{Name: "shipping other domain", Request: Request{Method: "PUT", Path: p + "/" + s(foreign) + "/shipping-charge", Body: `{"shipping_charge": 1}`}, Status: 404},
 			{Name: "shipping without auth", Request: Request{Method: "PUT", Path: p + "/" + s(mug) + "/shipping-charge", Body: `{"shipping_charge": 1}`, NoAuth: true}, Status: 401},
-			{Name: "shipping wrong method", Request: Request{Method: "GET", Path: p + "/" + s(mug) + "/shipping-charge"}, Status: 405, Check: allow("PUT")},
+			{Name: "shipping wrong method", Request: Request{Method: "GET", Path: p + "/" + s(mug) + "/shipping-charge"}, Status: 405, Check: productAllow("PUT")},
 
 			// PUT /products/update/{product_id}
 			{Name: "update", Request: Request{Method: "PUT", Path: p + "/update/" + s(mug),
@@ -268,7 +268,7 @@ func TestProducts(t *testing.T) {
 				Want: map[string]any{"message": "Product updated", "data.id": mug, "data.name": "Big Mug", "data.description": "350 ml", "data.#": 3}},
 			{Name: "update is stored", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(mug)}, Status: 200,
 				Want:  map[string]any{"data.name": "Big Mug", "data.description": "350 ml", "data.category_id": cat, "data.sku": "MUG-1"},
-				Check: rawNumber("data.price", "9.95")},
+				Check: productRawNumber("data.price", "9.95")},
 			{Name: "update one field keeps the rest", Request: Request{Method: "PUT", Path: p + "/update/" + s(mug), Body: map[string]any{"description": ""}}, Status: 200,
 				Want: map[string]any{"data.name": "Big Mug", "data.description": ""}},
 			{Name: "update nothing", Request: Request{Method: "PUT", Path: p + "/update/" + s(mug), Body: map[string]any{}}, Status: 400, Fields: []string{"name"}},
@@ -282,7 +282,7 @@ func TestProducts(t *testing.T) {
 			{Name: "update bad id", Request: Request{Method: "PUT", Path: p + "/update/abc", Body: map[string]any{"name": "x"}}, Status: 400, Fields: []string{"product_id"}},
 			{Name: "update other domain's product", Request: Request{Method: "PUT", Path: p + "/update/" + s(foreign), Body: map[string]any{"name": "x"}}, Status: 404},
 			{Name: "update without auth", Request: Request{Method: "PUT", Path: p + "/update/" + s(mug), Body: map[string]any{"name": "x"}, NoAuth: true}, Status: 401},
-			{Name: "update wrong method", Request: Request{Method: "POST", Path: p + "/update/" + s(mug)}, Status: 405, Check: allow("PUT")},
+			{Name: "update wrong method", Request: Request{Method: "POST", Path: p + "/update/" + s(mug)}, Status: 405, Check: productAllow("PUT")},
 			{Name: "literal first segment wins", Request: Request{Method: "PUT", Path: p + "/update/price", Body: map[string]any{"price": 1}},
 				Status: 400, Fields: []string{"product_id"}},
 
@@ -300,7 +300,7 @@ func TestProducts(t *testing.T) {
 			{Name: "create category other domain's user", Request: Request{Method: "POST", Path: p + "/createProductCategory",
 				Body: map[string]any{"name": "x", "user_id": user}, Domain: &e.Other}, Status: 404},
 			{Name: "create category without auth", Request: Request{Method: "POST", Path: p + "/createProductCategory", Body: map[string]any{"name": "x"}, NoAuth: true}, Status: 401},
-			{Name: "create category wrong method", Request: Request{Method: "PUT", Path: p + "/createProductCategory"}, Status: 405, Check: allow("POST")},
+			{Name: "create category wrong method", Request: Request{Method: "PUT", Path: p + "/createProductCategory"}, Status: 405, Check: productAllow("POST")},
 
 			// GET /products/product-categories
 			{Name: "list categories", Request: Request{Method: "GET", Path: p + "/product-categories"}, Status: 200,
@@ -312,7 +312,7 @@ func TestProducts(t *testing.T) {
 			{Name: "list categories other domain", Request: Request{Method: "GET", Path: p + "/product-categories", Domain: &e.Other}, Status: 200,
 				Want: map[string]any{"total": 1, "data.0.id": foreignCat}},
 			{Name: "list categories without auth", Request: Request{Method: "GET", Path: p + "/product-categories", NoAuth: true}, Status: 401},
-			{Name: "list categories wrong method", Request: Request{Method: "POST", Path: p + "/product-categories"}, Status: 405, Check: allow("GET, HEAD")},
+			{Name: "list categories wrong method", Request: Request{Method: "POST", Path: p + "/product-categories"}, Status: 405, Check: productAllow("GET, HEAD")},
 
 			// PUT /products/product-categories/{category_id}
 			{Name: "update category", Request: Request{Method: "PUT", Path: p + "/product-categories/" + s(cat), Body: map[string]any{"name": "Merchandise"}}, Status: 200,
@@ -326,7 +326,7 @@ func TestProducts(t *testing.T) {
 			{Name: "update category unknown", Request: Request{Method: "PUT", Path: p + "/product-categories/999999", Body: map[string]any{"name": "x"}}, Status: 404},
 			{Name: "update category other domain", Request: Request{Method: "PUT", Path: p + "/product-categories/" + s(foreignCat), Body: map[string]any{"name": "x"}}, Status: 404},
 			{Name: "update category without auth", Request: Request{Method: "PUT", Path: p + "/product-categories/" + s(cat), Body: map[string]any{"name": "x"}, NoAuth: true}, Status: 401},
-			{Name: "category id path wrong method", Request: Request{Method: "GET", Path: p + "/product-categories/" + s(cat)}, Status: 405, Check: allow("DELETE, PUT")},
+			{Name: "category id path wrong method", Request: Request{Method: "GET", Path: p + "/product-categories/" + s(cat)}, Status: 405, Check: productAllow("DELETE, PUT")},
 
 			// DELETE /products/product-categories/{category_id}
 			{Name: "delete category bad id", Request: Request{Method: "DELETE", Path: p + "/product-categories/abc"}, Status: 400, Fields: []string{"category_id"}},
@@ -346,7 +346,7 @@ func TestProducts(t *testing.T) {
 			{Name: "delete bad id", Request: Request{Method: "DELETE", Path: p + "/delete/0"}, Status: 400, Fields: []string{"product_id"}},
 			{Name: "delete other domain", Request: Request{Method: "DELETE", Path: p + "/delete/" + s(foreign)}, Status: 404},
 			{Name: "delete without auth", Request: Request{Method: "DELETE", Path: p + "/delete/" + s(ebook), NoAuth: true}, Status: 401},
-			{Name: "delete wrong method", Request: Request{Method: "GET", Path: p + "/delete/" + s(ebook)}, Status: 405, Check: allow("DELETE")},
+			{Name: "delete wrong method", Request: Request{Method: "GET", Path: p + "/delete/" + s(ebook)}, Status: 405, Check: productAllow("DELETE")},
 			{Name: "delete", Request: Request{Method: "DELETE", Path: p + "/delete/" + s(ebook)}, Status: 200,
 				Want: map[string]any{"message": "Product deleted", "data.id": ebook}},
 			{Name: "deleted is gone", Request: Request{Method: "GET", Path: p + "/getproduct/" + s(ebook)}, Status: 404},
@@ -403,7 +403,7 @@ func TestProductPriceExact(t *testing.T) {
 	})
 }
 
-func allow(want string) func(t *testing.T, r *Response) {
+func productAllow(want string) func(t *testing.T, r *Response) {
 	return func(t *testing.T, r *Response) {
 		t.Helper()
 		if got := r.Header.Get("Allow"); got != want {

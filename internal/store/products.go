@@ -54,8 +54,8 @@ func scanProduct(row interface{ Scan(...any) error }) (Product, error) {
 	return p, err
 }
 
-// nullID stores an optional id: 0 becomes NULL.
-func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+// optionalCategoryID stores a product's category id: 0 (none) becomes NULL.
+func optionalCategoryID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
 
 // CreateProduct adds a product, not published. A second product with the
 // same SKU (compared exactly) in the domain is a conflict.
@@ -69,7 +69,7 @@ func (s *Store) CreateProduct(ctx context.Context, domainID int64, p Product) (P
 			shipping_cents, is_track_stock, status, category_id, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			domainID, p.Name, p.Description, p.Type, p.SKU, p.PriceCents, p.ShippingCents, p.TrackStock, p.Status,
-			nullID(p.CategoryID), formatTime(p.CreatedAt), formatTime(p.UpdatedAt))
+			optionalCategoryID(p.CategoryID), formatTime(p.CreatedAt), formatTime(p.UpdatedAt))
 		if isUnique(err) {
 			return lms.Conflictf("a product with sku %s already exists", p.SKU)
 		}
@@ -182,7 +182,7 @@ func (s *Store) UpdateProduct(ctx context.Context, domainID, id int64, u Product
 		p.UpdatedAt = now()
 		_, err = tx.exec(ctx, `UPDATE products SET name = ?, description = ?, price_cents = ?, shipping_cents = ?,
 			category_id = ?, status = ?, updated_at = ? WHERE domain_id = ? AND id = ?`,
-			p.Name, p.Description, p.PriceCents, p.ShippingCents, nullID(p.CategoryID), p.Status, formatTime(p.UpdatedAt),
+			p.Name, p.Description, p.PriceCents, p.ShippingCents, optionalCategoryID(p.CategoryID), p.Status, formatTime(p.UpdatedAt),
 			domainID, id)
 		if errors.Is(mapErr(err), errForeignKey) {
 			// The category went away in a concurrent transaction.
@@ -193,9 +193,9 @@ func (s *Store) UpdateProduct(ctx context.Context, domainID, id int64, u Product
 	return p, err
 }
 
-const categoryCols = "id, name, is_status, user_id, created_at"
+const productCategoryCols = "id, name, is_status, user_id, created_at"
 
-func scanCategory(row interface{ Scan(...any) error }) (ProductCategory, error) {
+func scanProductCategory(row interface{ Scan(...any) error }) (ProductCategory, error) {
 	var c ProductCategory
 	var created string
 	err := row.Scan(&c.ID, &c.Name, &c.IsStatus, &c.UserID, &created)
@@ -226,7 +226,7 @@ func (s *Store) CreateProductCategory(ctx context.Context, domainID int64, c Pro
 }
 
 func productCategory(ctx context.Context, d db, domainID, id int64) (ProductCategory, error) {
-	c, err := scanCategory(d.queryRow(ctx, "SELECT "+categoryCols+" FROM product_categories WHERE domain_id = ? AND id = ?", domainID, id))
+	c, err := scanProductCategory(d.queryRow(ctx, "SELECT "+productCategoryCols+" FROM product_categories WHERE domain_id = ? AND id = ?", domainID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ProductCategory{}, lms.NotFoundf("product category %d not found", id)
 	}
@@ -283,7 +283,7 @@ func (s *Store) ListProductCategories(ctx context.Context, domainID int64, offse
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+categoryCols+" FROM product_categories WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+productCategoryCols+" FROM product_categories WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
 		domainID, limit, offset)
 	if err != nil {
 		return nil, 0, err
@@ -291,7 +291,7 @@ func (s *Store) ListProductCategories(ctx context.Context, domainID int64, offse
 	defer rows.Close()
 	out := []ProductCategory{}
 	for rows.Next() {
-		c, err := scanCategory(rows)
+		c, err := scanProductCategory(rows)
 		if err != nil {
 			return nil, 0, err
 		}
