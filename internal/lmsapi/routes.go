@@ -65,4 +65,7 @@ func (a *API) routes(rt *httpx.Router) {
 	a.handle(rt, "POST", "/tests/unpublish/{test_id}", a.setTestStatus(lms.Unpublished))
 	a.handle(rt, "DELETE", "/tests/removeFromCatalog/{test_id}", a.setCatalog(false))
 	a.handle(rt, "POST", "/tests/addToCatalog/{test_id}", a.setCatalog(true))
+
+	// Products and categories (also served on --alt-addr)
+	a.productRoutes(rt)
 }
