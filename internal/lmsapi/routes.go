@@ -12,4 +12,6 @@ func (a *API) routes(rt *httpx.Router) {
 	a.handle(rt, "GET", "/users/getuser", a.getUser)
 	a.handle(rt, "POST", "/users/getuser", a.getUser)
 	a.handle(rt, "GET", "/users/getuserbyEmail/{email}", a.getUserByEmail)
+
+	a.gamificationRoutes(rt)
 }
