@@ -171,3 +171,20 @@ func TestEnrolledCounts(t *testing.T) {
 		})
 	})
 }
+
+func TestEnrollmentEarnsPoints(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		ann := user(t, e, "ann@example.com")
+		c := create(t, e, "/courses/create", map[string]any{"course_name": "C"}, "data.course_id")
+		if r := e.LMS("PUT", "/gamification/rules", map[string]any{"event": "course_enrolled", "points": 15}); r.Status != 200 {
+			t.Fatalf("set rule: %d %s", r.Status, r.Body)
+		}
+		for i := 0; i < 2; i++ { // the second enrollment changes nothing and earns nothing
+			e.LMS("POST", "/courses/enroll", map[string]any{"courseId": c, "email": "ann@example.com"})
+		}
+		r := e.LMS("POST", "/gamification/user-points", map[string]any{"user_id": ann})
+		if got := Int(t, r.JSON(t), "data.gamification_points"); got != 15 {
+			t.Errorf("points after enrolling = %d, want 15; %s", got, r.Body)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -14,7 +15,16 @@ type Enrollment struct {
 	Already bool
 }
 
-// Enroll enrolls the user with email in an item directly. Enrolling in a
+// enrollEvents are the point-rule events of direct enrollments.
+var enrollEvents = map[string]string{
+	lms.KindCourse: EventCourseEnrolled,
+	lms.KindTest:   EventTestEnrolled,
+	lms.KindClass:  EventClassEnrolled,
+}
+
+// Enroll enrolls the user with email in an item directly, and awards the
+// domain's points for it in the same transaction (direct enrollments only:
+// the items a bundle gives earn none). Enrolling in a
 // bundle also enrolls in each of its items, marked as coming from the
 // bundle, so that unenrolling from the bundle undoes exactly that. An
 // unknown email or item is not found.
@@ -38,8 +48,8 @@ func (s *Store) Enroll(ctx context.Context, domainID int64, kind string, itemID 
 			e.Already = true
 			return nil
 		}
-		if kind != lms.KindBundle {
-			return nil
+		if event, ok := enrollEvents[kind]; ok {
+			return s.awardEvent(ctx, tx, domainID, e.User.ID, event, fmt.Sprintf("enrolled in %s %d", itemNames[kind], itemID))
 		}
 		_, err = tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
 			SELECT domain_id, ?, item_kind, item_id, bundle_id, ? FROM bundle_items WHERE domain_id = ? AND bundle_id = ?
