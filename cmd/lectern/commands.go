@@ -8,12 +8,15 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/server"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -92,15 +95,19 @@ var domainSubcommands = map[string]func(ctx context.Context, args []string, stdo
 	"create":     runDomainCreate,
 	"list":       runDomainList,
 	"rotate-key": runDomainRotateKey,
+	"set-plan":   runDomainSetPlan,
+	"set-style":  runDomainSetStyle,
 }
 
 func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "Usage: lectern domain <create|list|rotate-key> [flags]\n\nManage domains: one domain is one LMS instance (tenant) with its own")
+		fmt.Fprintln(stderr, "Usage: lectern domain <create|list|rotate-key|set-plan|set-style> [flags]\n\nManage domains: one domain is one LMS instance (tenant) with its own")
 		fmt.Fprintln(stderr, "users, courses and classes, an LMS API key and a classroom API key.")
 		fmt.Fprintln(stderr, "\n  create      create a domain and print its id and both keys (shown only now)")
 		fmt.Fprintln(stderr, "  list        list domains")
 		fmt.Fprintln(stderr, "  rotate-key  replace a domain's LMS or classroom key and print the new one")
+		fmt.Fprintln(stderr, "  set-plan    set a domain's classroom plan (free or unlimited)")
+		fmt.Fprintln(stderr, "  set-style   set a domain's classroom API JSON style (seed, compat or default)")
 		if len(args) == 0 {
 			return errUsage
 		}
@@ -108,7 +115,7 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	sub, ok := domainSubcommands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "lectern domain: unknown subcommand %q (want create, list or rotate-key)\n", args[0])
+		fmt.Fprintf(stderr, "lectern domain: unknown subcommand %q (want create, list, rotate-key, set-plan or set-style)\n", args[0])
 		return errUsage
 	}
 	return sub(ctx, args[1:], stdout, stderr)
@@ -253,5 +260,61 @@ func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return json.NewEncoder(stdout).Encode(map[string]any{"record_id": rec.ID, "class_id": rec.ClassID, "name": rec.Name, "size": rec.Size})
 	}
 	fmt.Fprintf(stdout, "Imported recording %d (%s, %d bytes) for class %d.\n", rec.ID, rec.Name, rec.Size, rec.ClassID)
+	return nil
+}
+
+// domainSetting is a domain setting with a fixed set of values that an
+// operator command changes.
+type domainSetting struct {
+	command, flag, help string
+	values              []string
+	set                 func(ctx context.Context, st *store.Store, domainID int64, value string) error
+}
+
+func runDomainSetPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runDomainSetting(ctx, args, stdout, stderr, domainSetting{
+		command: "set-plan", flag: "plan", values: lms.PlanNames(),
+		help: "Set a domain's classroom plan. free: 1 attendee seat, sittings of at most 30 minutes,\nno recording. unlimited (the default): no limits.",
+		set: func(ctx context.Context, st *store.Store, id int64, v string) error {
+			return st.SetDomainPlan(ctx, id, v)
+		},
+	})
+}
+
+func runDomainSetStyle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runDomainSetting(ctx, args, stdout, stderr, domainSetting{
+		command: "set-style", flag: "style", values: []string{"seed", "compat", "default"},
+		help: "Set a domain's classroom API JSON style: seed (results in one-element arrays), compat\n(bare objects with status ok, as live clients read) or default (the server's --response-style).",
+		set: func(ctx context.Context, st *store.Store, id int64, v string) error {
+			if v == "default" {
+				v = ""
+			}
+			return st.SetResponseStyle(ctx, id, v)
+		},
+	})
+}
+
+func runDomainSetting(ctx context.Context, args []string, stdout, stderr io.Writer, s domainSetting) error {
+	cfg := config.Default()
+	fs := newFlagSet("domain "+s.command, s.help, stderr)
+	cfg.StoreFlags(fs)
+	id := fs.Int64("domain", 0, "the domain's id (required)")
+	value := fs.String(s.flag, "", "one of "+strings.Join(s.values, ", ")+" (required)")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	if *id <= 0 || !slices.Contains(s.values, *value) {
+		fmt.Fprintf(stderr, "lectern domain %s: --domain ID and --%s %s are required\n", s.command, s.flag, strings.Join(s.values, "|"))
+		return errUsage
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := s.set(ctx, st, *id, *value); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Domain %d: %s set to %s.\n", *id, s.flag, *value)
 	return nil
 }

@@ -35,7 +35,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the HTTP server (both APIs)", runServe},
 		{"migrate", "apply pending database migrations and exit", runMigrate},
-		{"domain", "manage domains (tenants): create, list, rotate-key", runDomain},
+		{"domain", "manage domains (tenants): create, list, rotate-key, set-plan, set-style", runDomain},
 		{"recording", "import a recording file for a live class", runRecording},
 		{"version", "print the version", runVersion},
 	}

@@ -202,3 +202,21 @@ func (s *Store) DeleteLiveClass(ctx context.Context, domainID, id int64) error {
 		return deleteOwned(ctx, tx, domainID, lms.KindClass, id)
 	})
 }
+
+// SetSittingsCancelled cancels (or re-activates) one sitting of a class by
+// its sequence number, or every sitting when seq is 0.
+func (s *Store) SetSittingsCancelled(ctx context.Context, domainID, classID int64, seq int, cancelled bool) error {
+	return s.tx(ctx, func(tx db) error {
+		if err := mustExist(ctx, tx, domainID, lms.KindClass, classID); err != nil {
+			return err
+		}
+		q := "UPDATE class_occurrences SET cancelled = ? WHERE domain_id = ? AND class_id = ?"
+		args := []any{b2i(cancelled), domainID, classID}
+		if seq != 0 {
+			q += " AND seq = ?"
+			args = append(args, seq)
+		}
+		_, err := tx.exec(ctx, q, args...)
+		return err
+	})
+}

@@ -3,6 +3,8 @@ package vcapi
 import (
 	"context"
 	"strconv"
+
+	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 // regions are the data-centre regions of the specification's isRegion
@@ -24,4 +26,37 @@ func (a *API) getServers(ctx context.Context, c *call) (*result, error) {
 		rs[i] = obj{{"id", strconv.Itoa(i)}, {"name", name}}
 	}
 	return records("server", rs, "", ""), nil
+}
+
+// limit writes a plan limit: "unlimited" for 0.
+func limit(n int) string {
+	if n == 0 {
+		return "unlimited"
+	}
+	return strconv.Itoa(n)
+}
+
+// getplan: the domain's plan and its limits. Clients read commission.
+func (a *API) getPlan(ctx context.Context, c *call) (*result, error) {
+	p := lms.PlanOf(c.Domain.Plan)
+	rec := "0"
+	if p.Recording {
+		rec = "1"
+	}
+	return object("getplan",
+		kv{"plan", p.Name},
+		kv{"commission", p.Commission},
+		kv{"seat_attendees", limit(p.AttendeeSeats)},
+		kv{"session_minutes", limit(p.SessionMinutes)},
+		kv{"connections", limit(p.Connections)},
+		kv{"api_minutes", limit(p.APIMinutes)},
+		kv{"recording", rec},
+	), nil
+}
+
+// getPaymentInfo: the payment accounts class payments go to. Lectern has
+// no payment gateway configured yet, so every account is empty and
+// gateway is "none"; clients read paypal_id.
+func (a *API) getPaymentInfo(ctx context.Context, c *call) (*result, error) {
+	return object("getPaymentInfo", kv{"gateway", "none"}, kv{"paypal_id", ""}, kv{"stripe_account", ""}), nil
 }

@@ -12,6 +12,16 @@ func (a *API) operationTable() []operation {
 	return []operation{
 		// Account
 		{name: "getservers", fn: a.getServers, errElem: "errors"},
+		{name: "getplan", fn: a.getPlan, errElem: "errors"},
+		{name: "getPaymentInfo", fn: a.getPaymentInfo, errElem: "errors"},
+		// Classes
+		{name: "schedule", fn: a.scheduleClass, errElem: "message"},
+		{name: "updateclass", fn: a.updateClass, errElem: "message"},
+		{name: "getclass", fn: a.getClass, errElem: "errors"},
+		{name: "listclass", fn: a.listClass, errElem: "errors"},
+		{name: "removeclass", fn: a.removeClass, errElem: "errors"},
+		{name: "cancelclass", fn: a.cancelClass, errElem: "errors"},
+		{name: "availableAttendees", fn: a.availableAttendees, errElem: "errors"},
 		// Launch, recordings, attendance
 		{name: "getclasslaunch", fn: a.getClassLaunch, errElem: "errors"},
 		{name: "getclassrecording", fn: a.getClassRecording, errElem: "errors"},
