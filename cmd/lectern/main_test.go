@@ -133,6 +133,24 @@ func TestServeEndToEnd(t *testing.T) {
 				t.Errorf("domain list: %d %s", code, out)
 			}
 
+			// The operator sets the plan and the JSON style; the classroom
+			// API follows at once.
+			for _, args := range [][]string{{"domain", "set-plan", "--domain", id, "--plan", "free"}, {"domain", "set-style", "--domain", id, "--style", "compat"}} {
+				if code, _, errOut := lectern(t, append(args, sargs...)...); code != 0 {
+					t.Fatalf("%v: %d %s", args, code, errOut)
+				}
+			}
+			resp, err := http.Post(base+"/v2/getplan?apikey="+ckey, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan map[string]any
+			json.NewDecoder(resp.Body).Decode(&plan)
+			resp.Body.Close()
+			if plan["status"] != "ok" || plan["plan"] != "free" {
+				t.Errorf("getplan after set-plan free and set-style compat: %v", plan)
+			}
+
 			cancel()
 			select {
 			case code := <-done:
@@ -171,6 +189,7 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"version", "--help"},
 		{"domain", "--help"}, {"domain", "create", "--help"}, {"domain", "list", "--help"}, {"domain", "rotate-key", "--help"},
+		{"domain", "set-plan", "--help"}, {"domain", "set-style", "--help"},
 		{"recording", "--help"}, {"recording", "import", "--help"},
 	} {
 		code, _, errOut := lectern(t, args...)
@@ -190,6 +209,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"domain", "create", "--data-dir", dir}, "--name is required"},
 		{[]string{"domain", "rotate-key", "--data-dir", dir, "--domain", "1", "--api", "x"}, "--api lms|classroom"},
 		{[]string{"serve", "--response-style", "fancy", "--data-dir", dir}, "--response-style must be seed or compat"},
+		{[]string{"domain", "set-plan", "--data-dir", dir, "--domain", "1", "--plan", "gold"}, "--plan free|unlimited"},
+		{[]string{"domain", "set-style", "--data-dir", dir, "--domain", "1"}, "--style seed|compat|default"},
 	} {
 		code, _, errOut := lectern(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {
