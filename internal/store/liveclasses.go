@@ -107,28 +107,9 @@ func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClas
 	if err != nil {
 		return lms.LiveClass{}, err
 	}
-	c.Occurrences, err = occurrences(ctx, d, domainID, id)
-	return c, err
-}
-
-func occurrences(ctx context.Context, d db, domainID, classID int64) ([]lms.Occurrence, error) {
-	rows, err := d.query(ctx, `SELECT id, seq, starts_at, ends_at, cancelled FROM class_occurrences
-		WHERE domain_id = ? AND class_id = ? ORDER BY seq`, domainID, classID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []lms.Occurrence
-	for rows.Next() {
-		var o lms.Occurrence
-		var start, end string
-		if err := rows.Scan(&o.ID, &o.Seq, &start, &end, &o.Cancelled); err != nil {
-			return nil, err
-		}
-		o.Start, o.End = parseTime(start), parseTime(end)
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	cs := []lms.LiveClass{c}
+	err = pageOccurrences(ctx, d, domainID, cs)
+	return cs[0], err
 }
 
 // ClassFilter selects classes for ListLiveClasses.
@@ -179,14 +160,40 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
-	if f.WithOccurrences {
-		for i := range classes {
-			if classes[i].Occurrences, err = occurrences(ctx, d, domainID, classes[i].ID); err != nil {
-				return nil, 0, err
-			}
+	if f.WithOccurrences && len(classes) > 0 {
+		if err := pageOccurrences(ctx, d, domainID, classes); err != nil {
+			return nil, 0, err
 		}
 	}
 	return classes, total, nil
+}
+
+// pageOccurrences loads the occurrences of a page of classes in one query.
+func pageOccurrences(ctx context.Context, d db, domainID int64, classes []lms.LiveClass) error {
+	byID := make(map[int64]*lms.LiveClass, len(classes))
+	args := []any{domainID}
+	for i := range classes {
+		byID[classes[i].ID] = &classes[i]
+		args = append(args, classes[i].ID)
+	}
+	rows, err := d.query(ctx, `SELECT class_id, id, seq, starts_at, ends_at, cancelled FROM class_occurrences
+		WHERE domain_id = ? AND class_id IN (`+placeholders(len(classes))+`) ORDER BY class_id, seq`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var classID int64
+		var o lms.Occurrence
+		var start, end string
+		if err := rows.Scan(&classID, &o.ID, &o.Seq, &start, &end, &o.Cancelled); err != nil {
+			return err
+		}
+		o.Start, o.End = parseTime(start), parseTime(end)
+		c := byID[classID]
+		c.Occurrences = append(c.Occurrences, o)
+	}
+	return rows.Err()
 }
 
 // DeleteLiveClass deletes a class and everything that hangs on it.

@@ -14,7 +14,7 @@ import (
 
 // makeClass stores a class of domain d with the given sittings (start,
 // length) in Europe/London.
-func makeClass(t *testing.T, e *apitest.Env, d apitest.Domain, title string, sittings ...time.Time) lms.LiveClass {
+func makeClass(t testing.TB, e *apitest.Env, d apitest.Domain, title string, sittings ...time.Time) lms.LiveClass {
 	t.Helper()
 	var occ []lms.Occurrence
 	for _, s := range sittings {
