@@ -437,3 +437,58 @@ func TestClassOwnership(t *testing.T) {
 		}
 	})
 }
+
+// TestClassOperationsInEveryStyle sends each class and account operation
+// in every request style (query string, urlencoded, multipart, JSON,
+// legacy task=) and in XML.
+func TestClassOperationsInEveryStyle(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		e.Clock.Set(start.Add(-time.Hour))
+		id := scheduleID(t, e, classParams())
+		reads := []struct {
+			op     string
+			params url.Values
+		}{
+			{"getclass", vals("class_id", id)},
+			{"listclass", vals("search", "alg")},
+			{"availableAttendees", vals("class_id", id)},
+			{"getplan", vals()},
+			{"getPaymentInfo", vals()},
+			{"getservers", vals()},
+		}
+		for _, r := range reads {
+			t.Run(r.op, func(t *testing.T) {
+				sameAnswers(t, styles(t, e, r.op, r.params))
+				x := e.VC(r.op, func() url.Values { p := vals("format", "xml"); maps(p, r.params); return p }())
+				if err := xml.Unmarshal(x.Body, new(struct{})); err != nil || strings.Contains(string(x.Body), `status="error"`) {
+					t.Errorf("xml: %v %s", err, x.Body)
+				}
+			})
+		}
+		writes := []struct {
+			op     string
+			params url.Values
+			method string
+		}{
+			{"updateclass", vals("id", id, "description", "styled"), "updateclass"},
+			{"cancelclass", vals("class_id", id, "isCancel", "0"), "cancelclass"},
+			{"schedule", classParams(), "addclass"},
+		}
+		for _, w := range writes {
+			t.Run(w.op, func(t *testing.T) {
+				for style, a := range styles(t, e, w.op, w.params) {
+					if m, _ := apitest.Lookup(a, "0.method"); m != w.method {
+						t.Errorf("%s: %v", style, a)
+					}
+				}
+			})
+		}
+	})
+}
+
+// maps copies src into dst.
+func maps(dst, src url.Values) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}
