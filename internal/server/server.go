@@ -84,6 +84,15 @@ func (m *Main) closeListeners() {
 // Addr is the address the main listener is bound to (useful with port 0).
 func (m *Main) Addr() string { return m.listeners[0].Addr().String() }
 
+// Addrs are the addresses of every listener: the main one, then --alt-addr.
+func (m *Main) Addrs() []string {
+	out := make([]string, len(m.listeners))
+	for i, ln := range m.listeners {
+		out[i] = ln.Addr().String()
+	}
+	return out
+}
+
 // BaseURL is the URL clients reach this server at.
 func (m *Main) BaseURL() string {
 	c := m.Config
