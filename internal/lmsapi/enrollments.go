@@ -20,15 +20,21 @@ var (
 	enrollTest   = enrollable{lms.KindTest, "testId", "test"}
 )
 
+// read reads the item id and the email of an enroll or unenroll call.
+func (e enrollable) read(c *call) (int64, string, error) {
+	var v lms.Validator
+	id := c.P.ID(&v, e.param)
+	email := c.P.RequiredString(&v, "email")
+	return id, email, v.Err()
+}
+
 // enroll serves POST /<items>/enroll: the item id parameter and email.
 // Enrolling again is not an error: nothing is duplicated and the message
 // and data.already_enrolled say so.
 func (a *API) enroll(e enrollable) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *call) error {
-		var v lms.Validator
-		id := c.P.ID(&v, e.param)
-		email := c.P.RequiredString(&v, "email")
-		if err := v.Err(); err != nil {
+		id, email, err := e.read(c)
+		if err != nil {
 			return err
 		}
 		res, err := a.Store.Enroll(r.Context(), c.Domain.ID, e.kind, id, email)
@@ -47,10 +53,8 @@ func (a *API) enroll(e enrollable) handlerFunc {
 // unenroll serves POST /<items>/unenroll: the item id parameter and email.
 func (a *API) unenroll(e enrollable) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, c *call) error {
-		var v lms.Validator
-		id := c.P.ID(&v, e.param)
-		email := c.P.RequiredString(&v, "email")
-		if err := v.Err(); err != nil {
+		id, email, err := e.read(c)
+		if err != nil {
 			return err
 		}
 		u, err := a.Store.Unenroll(r.Context(), c.Domain.ID, e.kind, id, email)
