@@ -37,7 +37,8 @@ func scanDiscount(row interface{ Scan(...any) error }) (lms.Discount, error) {
 	return d, err
 }
 
-// optTime and formatOptTime store an optional instant: ” for zero.
+// optTime and formatOptTime store an optional instant: the empty string
+// for zero.
 func optTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
