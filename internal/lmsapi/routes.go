@@ -68,4 +68,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Products and categories (also served on --alt-addr)
 	a.productRoutes(rt)
+
+	// Shopping-cart pricing, quote and discounts
+	a.commerceRoutes(rt)
 }
