@@ -2,11 +2,10 @@ package lmsapi
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/money"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -72,87 +71,14 @@ func (a *API) productActions(rt *httpx.Router, actions map[string]productAction)
 	})
 }
 
-// Money is an amount in minor units (cents). It is read from decimal text
-// exactly (never through a float) and written with two decimals: as a JSON
-// number by MarshalJSON (19.99) and as text by String ("19.99").
-type Money int64
-
-// MaxMoney is the largest amount accepted: 999999999999.99.
-const MaxMoney Money = 99999999999999
-
-// ParseMoney reads a non-negative amount with at most two decimals, as
-// sent in a form or as a JSON number's literal text: "19.99", "19.9",
-// "20", "0.5". Signs, exponents, a bare or leading point, and more than two
-// decimals are refused. The error text completes a sentence starting with
-// the field name ("price must not be negative").
-func ParseMoney(s string) (Money, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "-") {
-		if _, err := ParseMoney(s[1:]); err == nil {
-			return 0, moneyError("must not be negative")
-		}
-	}
-	if strings.ContainsAny(s, "eE") {
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
-			return 0, moneyError("must be a plain decimal such as 19.99, not in exponent notation")
-		}
-	}
-	whole, frac, hasPoint := strings.Cut(s, ".")
-	if whole == "" || !moneyDigits(whole) || (hasPoint && (frac == "" || !moneyDigits(frac))) {
-		return 0, moneyError("must be an amount such as 19.99")
-	}
-	if len(frac) > 2 {
-		return 0, moneyError("must have at most two decimals")
-	}
-	whole = strings.TrimLeft(whole, "0")
-	if len(whole) > 12 {
-		return 0, moneyError("must be at most " + MaxMoney.String())
-	}
-	var n int64
-	for _, d := range whole + (frac + "00")[:2] {
-		n = n*10 + int64(d-'0')
-	}
-	return Money(n), nil
-}
-
-type moneyError string
-
-func (e moneyError) Error() string { return string(e) }
-
-func moneyDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// String formats m with two decimals: "19.99", "20.00", "0.05".
-func (m Money) String() string {
-	sign := ""
-	n := int64(m)
-	if n < 0 {
-		sign, n = "-", -n
-	}
-	cents := strconv.FormatInt(n%100, 10)
-	if len(cents) == 1 {
-		cents = "0" + cents
-	}
-	return sign + strconv.FormatInt(n/100, 10) + "." + cents
-}
-
-// MarshalJSON writes m as a JSON number with two decimals (19.99).
-func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
-
 // readMoney reads an optional money parameter; sent is false when it is
 // absent or bad (bad values are recorded in v).
-func readMoney(c *call, v *lms.Validator, name string) (m Money, sent bool) {
+func readMoney(c *call, v *lms.Validator, name string) (m money.Money, sent bool) {
 	s := c.P.Get(name)
 	if s == "" {
 		return 0, false
 	}
-	m, err := ParseMoney(s)
+	m, err := money.Parse(s)
 	if err != nil {
 		v.Add(name, err.Error())
 		return 0, false
@@ -161,7 +87,7 @@ func readMoney(c *call, v *lms.Validator, name string) (m Money, sent bool) {
 }
 
 // requiredMoney is readMoney that records a missing value in v.
-func requiredMoney(c *call, v *lms.Validator, name string) Money {
+func requiredMoney(c *call, v *lms.Validator, name string) money.Money {
 	if !c.P.Has(name) {
 		v.Add(name, "is required")
 		return 0
@@ -180,23 +106,23 @@ var productCategoryStatus = map[int64]string{1: "Active", 0: "Inactive"}
 // productJSON is the seed's Product, plus the fields the other product
 // endpoints read or write.
 type productJSON struct {
-	ID             int64  `json:"id"`
-	Name           string `json:"name"`
-	Type           string `json:"type"`
-	SKU            string `json:"sku"`
-	Price          Money  `json:"price"`
-	Status         string `json:"status"`
-	Description    string `json:"description"`
-	ProductType    int64  `json:"product_type"`
-	CategoryID     *int64 `json:"category_id"`
-	ShippingCharge Money  `json:"shipping_charge"`
-	IsTrackStock   int64  `json:"is_track_stock"`
-	Added          string `json:"added"`
+	ID             int64       `json:"id"`
+	Name           string      `json:"name"`
+	Type           string      `json:"type"`
+	SKU            string      `json:"sku"`
+	Price          money.Money `json:"price"`
+	Status         string      `json:"status"`
+	Description    string      `json:"description"`
+	ProductType    int64       `json:"product_type"`
+	CategoryID     *int64      `json:"category_id"`
+	ShippingCharge money.Money `json:"shipping_charge"`
+	IsTrackStock   int64       `json:"is_track_stock"`
+	Added          string      `json:"added"`
 }
 
 func toProductJSON(p store.Product) productJSON {
-	j := productJSON{ID: p.ID, Name: p.Name, Type: productTypes[p.Type], SKU: p.SKU, Price: Money(p.PriceCents),
-		Status: p.Status, Description: p.Description, ProductType: p.Type, ShippingCharge: Money(p.ShippingCents),
+	j := productJSON{ID: p.ID, Name: p.Name, Type: productTypes[p.Type], SKU: p.SKU, Price: money.Money(p.PriceCents),
+		Status: p.Status, Description: p.Description, ProductType: p.Type, ShippingCharge: money.Money(p.ShippingCents),
 		IsTrackStock: p.TrackStock, Added: p.CreatedAt.UTC().Format(productTimeLayout)}
 	if p.CategoryID != 0 {
 		id := p.CategoryID
@@ -264,7 +190,7 @@ func (a *API) createProduct(w http.ResponseWriter, r *http.Request, c *call) err
 		return err
 	}
 	return ok(w, "Product created", map[string]any{
-		"id": p.ID, "name": p.Name, "price": Money(p.PriceCents), "product_type": p.Type, "sku": p.SKU,
+		"id": p.ID, "name": p.Name, "price": money.Money(p.PriceCents), "product_type": p.Type, "sku": p.SKU,
 		"is_track_stock": p.TrackStock, "lms_domain_id": c.Domain.ID, "added": p.CreatedAt.UTC().Format(productTimeLayout)})
 }
 
@@ -378,7 +304,7 @@ func (a *API) setProductPrice(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
-	return ok(w, "Product price updated", map[string]any{"id": p.ID, "price": Money(p.PriceCents).String()})
+	return ok(w, "Product price updated", map[string]any{"id": p.ID, "price": money.Money(p.PriceCents).String()})
 }
 
 // PUT /products/{product_id}/shipping-charge: shipping_charge. Answers the
@@ -395,7 +321,7 @@ func (a *API) setProductShipping(w http.ResponseWriter, r *http.Request, c *call
 	if err != nil {
 		return err
 	}
-	return ok(w, "Product shipping charge updated", map[string]any{"id": p.ID, "shipping_charge": Money(p.ShippingCents).String()})
+	return ok(w, "Product shipping charge updated", map[string]any{"id": p.ID, "shipping_charge": money.Money(p.ShippingCents).String()})
 }
 
 // POST /products/createProductCategory: name, optional is_status (default

@@ -71,4 +71,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Gamification
 	a.gamificationRoutes(rt)
+
+	// Shopping-cart pricing, quote and discounts
+	a.commerceRoutes(rt)
 }

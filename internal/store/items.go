@@ -25,6 +25,7 @@ func itemExists(ctx context.Context, d db, domainID int64, kind string, id int64
 var ownedTables = []struct{ table, kindCol, idCol string }{
 	{"enrollments", "item_kind", "item_id"},
 	{"bundle_items", "item_kind", "item_id"},
+	{"pricing_schemes", "item_kind", "item_id"}, {"discounts", "item_kind", "item_id"},
 }
 
 // deleteOwned removes every row that hangs on an item, inside the
