@@ -21,6 +21,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -160,6 +161,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		var ae *apiError
 		if errors.As(err, &ae) {
 			writeErr(http.StatusOK, ae.msg)
+			return
+		}
+		// The store's client-facing errors (a code already in use, ...)
+		// are API-level failures too.
+		var le *lms.Error
+		if errors.As(err, &le) && le.Code != lms.CodeInternal {
+			writeErr(http.StatusOK, le.Message)
 			return
 		}
 		a.Logger.Error("internal error", "request_id", httpx.RequestInfo(r.Context()).RequestID, "operation", op.name, "err", err)

@@ -22,6 +22,16 @@ func (a *API) operationTable() []operation {
 		{name: "removeclass", fn: a.removeClass, errElem: "errors"},
 		{name: "cancelclass", fn: a.cancelClass, errElem: "errors"},
 		{name: "availableAttendees", fn: a.availableAttendees, errElem: "errors"},
+		// Prices, discounts, coupons
+		{name: "addSchemes", fn: a.addSchemes, errElem: "errors"},
+		{name: "listSchemes", fn: a.listSchemes, errElem: "errors"},
+		{name: "removeprice", fn: a.removePrice, errElem: "errors"},
+		{name: "classprice", fn: a.classPrice, errElem: "errors"},
+		{name: "addSpecials", fn: a.addSpecials, errElem: "errors"},
+		{name: "listdiscount", fn: a.listDiscount, errElem: "errors"},
+		{name: "removediscount", fn: a.removeDiscount, errElem: "errors"},
+		{name: "classdiscount", fn: a.classDiscount, errElem: "errors"},
+		{name: "applycoupon", fn: a.applyCoupon, errElem: "errors"},
 		// Launch, recordings, attendance
 		{name: "getclasslaunch", fn: a.getClassLaunch, errElem: "errors"},
 		{name: "getclassrecording", fn: a.getClassRecording, errElem: "errors"},

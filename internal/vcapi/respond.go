@@ -82,6 +82,9 @@ type result struct {
 	// records of a list, and the XML element name of one record.
 	records    []obj
 	recordName string
+	// xmlRecords, when set, are the records as XML names them (listdiscount
+	// renames its fields).
+	xmlRecords []obj
 	// xmlGroup, when set, wraps the records in one element of that name
 	// with xmlGroupAttr as its id attribute (listdiscount's classid).
 	xmlGroup, xmlGroupAttr string
@@ -206,7 +209,11 @@ func xmlBody(res *result) []byte {
 			xml.EscapeText(&b, []byte(res.xmlGroupAttr))
 			b.WriteString(`">`)
 		}
-		for _, r := range res.records {
+		rs := res.records
+		if res.xmlRecords != nil {
+			rs = res.xmlRecords
+		}
+		for _, r := range rs {
 			writeElem(&b, res.recordName, r)
 		}
 		if res.xmlGroup != "" {
