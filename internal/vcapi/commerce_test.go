@@ -248,3 +248,69 @@ func TestApplyCoupon(t *testing.T) {
 		}
 	})
 }
+
+// TestCommerceAndRemovalsInEveryStyle sends the price, discount and
+// removal operations in every request style and in XML. Each removal
+// style gets its own fresh object.
+func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		e.Clock.Set(time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC))
+		id := scheduleID(t, e, classParams())
+		price := vcOK(t, e, "addSchemes", vals("class_id", id, "price", "10", "scheme_days", "1", "times", "0"))["Price id"].(string)
+		disc := vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0", "start_date", "2031-01-01",
+			"discount_code", "C1"))["Discount id"].(string)
+		for _, r := range []struct {
+			op     string
+			params url.Values
+		}{
+			{"listSchemes", vals("class_id", id)},
+			{"classprice", vals("class_id", id, "price_id", price)},
+			{"listdiscount", vals("class_id", id)},
+			{"classdiscount", vals("class_id", id, "discount_id", disc)},
+			{"applycoupon", vals("class_id", id, "discount_code", "c1")},
+		} {
+			t.Run(r.op, func(t *testing.T) {
+				sameAnswers(t, styles(t, e, r.op, r.params))
+				p := vals("format", "xml")
+				maps(p, r.params)
+				x := e.VC(r.op, p)
+				if err := xml.Unmarshal(x.Body, new(struct{})); err != nil || strings.Contains(string(x.Body), `status="error"`) {
+					t.Errorf("xml: %v %s", err, x.Body)
+				}
+			})
+		}
+		removals := []struct {
+			op, method string
+			fresh      func() url.Values
+		}{
+			{"removeprice", "removeprice", func() url.Values {
+				return vals("id", vcOK(t, e, "addSchemes", vals("class_id", id, "price", "1", "scheme_days", "1", "times", "0"))["Price id"].(string))
+			}},
+			{"removediscount", "removediscount", func() url.Values {
+				return vals("discountid", vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0",
+					"start_date", "2031-01-01"))["Discount id"].(string))
+			}},
+			{"removeclass", "removeclass", func() url.Values { return vals("cid", scheduleID(t, e, classParams())) }},
+		}
+		for _, rm := range removals {
+			t.Run(rm.op, func(t *testing.T) {
+				for _, style := range append(requestStyles, "xml") {
+					var resp *apitest.Response
+					if style == "xml" {
+						p := rm.fresh()
+						p.Set("format", "xml")
+						resp = e.VC(rm.op, p)
+						if !strings.Contains(string(resp.Body), `<rsp status="ok"><method>`+rm.method+`</method>`) {
+							t.Errorf("xml: %s", resp.Body)
+						}
+						continue
+					}
+					resp = e.Do(styleRequest(e, style, rm.op, rm.fresh()))
+					if m, _ := apitest.Lookup(resp.JSON(t), "0.method"); m != rm.method {
+						t.Errorf("%s: %s", style, resp.Body)
+					}
+				}
+			})
+		}
+	})
+}

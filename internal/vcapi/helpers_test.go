@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,39 +30,48 @@ func makeClass(t testing.TB, e *apitest.Env, d apitest.Domain, title string, sit
 	return c
 }
 
+// requestStyles are the ways clients send an operation.
+var requestStyles = []string{"query", "urlencoded", "multipart", "json", "legacy v2", "legacy v1"}
+
+// styleRequest builds the request of op with params in one request style.
+func styleRequest(e *apitest.Env, style, op string, params url.Values) apitest.Request {
+	withKey := url.Values{"apikey": {e.Domain.ClassroomKey}}
+	for k, v := range params {
+		withKey[k] = v
+	}
+	var r apitest.Request
+	switch style {
+	case "query":
+		r = apitest.Request{Method: "POST", Path: "/v2/" + op + "?" + withKey.Encode()}
+	case "urlencoded":
+		r = apitest.Request{Method: "POST", Path: "/v2/" + op, Form: withKey}
+	case "multipart":
+		r = apitest.Request{Method: "POST", Path: "/v2/" + op, Multipart: withKey}
+	case "json":
+		body := map[string]string{}
+		for k := range withKey {
+			body[k] = withKey.Get(k)
+		}
+		r = apitest.Request{Method: "POST", Path: "/v2/" + op, Body: body}
+	default: // legacy: /v2 or /v1 with task=
+		withKey.Set("task", op)
+		r = apitest.Request{Method: "POST", Path: "/" + strings.TrimPrefix(style, "legacy "), Form: withKey}
+	}
+	r.NoAuth = true
+	return r
+}
+
 // styles sends one operation in every request style clients use and
 // returns the decoded answers by style name.
 func styles(t *testing.T, e *apitest.Env, op string, params url.Values) map[string]any {
 	t.Helper()
-	key := e.Domain.ClassroomKey
-	withKey := url.Values{"apikey": {key}}
-	for k, v := range params {
-		withKey[k] = v
-	}
-	task := url.Values{"task": {op}}
-	for k, v := range withKey {
-		task[k] = v
-	}
-	jsonBody := map[string]string{}
-	for k := range withKey {
-		jsonBody[k] = withKey.Get(k)
-	}
-	reqs := map[string]apitest.Request{
-		"query":      {Method: "POST", Path: "/v2/" + op + "?" + withKey.Encode()},
-		"urlencoded": {Method: "POST", Path: "/v2/" + op, Form: withKey},
-		"multipart":  {Method: "POST", Path: "/v2/" + op, Multipart: withKey},
-		"json":       {Method: "POST", Path: "/v2/" + op, Body: jsonBody},
-		"legacy v2":  {Method: "POST", Path: "/v2", Form: task},
-		"legacy v1":  {Method: "POST", Path: "/v1", Form: task},
-	}
 	out := map[string]any{}
-	for name, r := range reqs {
-		r.NoAuth = true
-		resp := e.Do(r)
+	for _, style := range requestStyles {
+		resp := e.Do(styleRequest(e, style, op, params))
 		if resp.Status != 200 {
-			t.Fatalf("%s %s: status %d %s", op, name, resp.Status, resp.Body)
+			t.Fatalf("%s %s: status %d %s", op, style, resp.Status, resp.Body)
 		}
-		out[name] = resp.JSON(t)
+		out[style] = resp.JSON(t)
 	}
 	return out
 }
