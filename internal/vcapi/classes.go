@@ -378,11 +378,7 @@ func b2i(b bool) int {
 
 // getclass: class_id. A one-element list.
 func (a *API) getClass(ctx context.Context, c *call) (*result, error) {
-	id, err := requiredID(c.P, "class_id")
-	if err != nil {
-		return nil, err
-	}
-	cls, err := a.ownedClass(ctx, c, id)
+	cls, err := a.classParam(ctx, c, "class_id")
 	if err != nil {
 		return nil, err
 	}
@@ -436,13 +432,11 @@ func (a *API) listClass(ctx context.Context, c *call) (*result, error) {
 // removeclass: cid. Deletes the class with its sittings, enrollments,
 // prices, discounts, attendance and recordings (rows and files).
 func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
-	id, err := requiredID(c.P, "cid")
+	cls, err := a.classParam(ctx, c, "cid")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.ownedClass(ctx, c, id); err != nil {
-		return nil, err
-	}
+	id := cls.ID
 	recs, err := a.Store.ClassRecordings(ctx, c.Domain.ID, id, "")
 	if err != nil {
 		return nil, err
@@ -494,14 +488,11 @@ func (a *API) cancelClass(ctx context.Context, c *call) (*result, error) {
 // read it) is the class's seats less the users enrolled in it, never
 // below 0; "unlimited" when neither the class nor the plan limits seats.
 func (a *API) availableAttendees(ctx context.Context, c *call) (*result, error) {
-	id, err := requiredID(c.P, "class_id")
+	cls, err := a.classParam(ctx, c, "class_id")
 	if err != nil {
 		return nil, err
 	}
-	cls, err := a.ownedClass(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
+	id := cls.ID
 	seats := cls.SeatAttendees
 	if seats == 0 {
 		seats = lms.PlanOf(c.Domain.Plan).AttendeeSeats

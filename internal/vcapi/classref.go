@@ -47,3 +47,18 @@ func (a *API) ownedClass(ctx context.Context, c *call, id int64) (lms.LiveClass,
 	}
 	return lms.LiveClass{}, fail("Invalid class_id: there is no class %s", strconv.FormatInt(id, 10))
 }
+
+// classParam loads the caller's class named by the parameter name.
+func (a *API) classParam(ctx context.Context, c *call, name string) (lms.LiveClass, error) {
+	id, err := requiredID(c.P, name)
+	if err != nil {
+		return lms.LiveClass{}, err
+	}
+	return a.ownedClass(ctx, c, id)
+}
+
+// classID reads class_id and checks the class is the caller's.
+func (a *API) classID(ctx context.Context, c *call) (int64, error) {
+	cls, err := a.classParam(ctx, c, "class_id")
+	return cls.ID, err
+}

@@ -87,11 +87,8 @@ func readScheme(c *call, p *lms.PricingScheme, create bool) error {
 // addSchemes: class_id, price, scheme_days, times, numbertimes; with
 // id=<price id> it updates that price (method updateprice).
 func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
-	classID, err := requiredID(c.P, "class_id")
+	classID, err := a.classID(ctx, c)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := a.ownedClass(ctx, c, classID); err != nil {
 		return nil, err
 	}
 	if c.P.Has("id") {
@@ -128,7 +125,7 @@ func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
 
 // listSchemes: class_id.
 func (a *API) listSchemes(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +168,7 @@ func (a *API) removePrice(ctx context.Context, c *call) (*result, error) {
 
 // classprice: class_id, price_id. One price of the class.
 func (a *API) classPrice(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -183,16 +180,6 @@ func (a *API) classPrice(ctx context.Context, c *call) (*result, error) {
 		return nil, fail("Invalid price_id: price %d is not a price of class %d", p.ID, classID)
 	}
 	return records("price", []obj{schemeRecord(p)}, "", ""), nil
-}
-
-// classParam reads class_id and checks the class is the caller's.
-func (a *API) classParam(ctx context.Context, c *call) (int64, error) {
-	id, err := requiredID(c.P, "class_id")
-	if err != nil {
-		return 0, err
-	}
-	_, err = a.ownedClass(ctx, c, id)
-	return id, err
 }
 
 // Class discounts
@@ -354,7 +341,7 @@ func readDiscount(c *call, d *lms.Discount, create bool) error {
 // addSpecials: class_id plus the discount parameters; with
 // discountid=<id> it updates that discount (method updateDiscount).
 func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +380,7 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 // listdiscount: class_id, optional search (discount codes containing it,
 // any case).
 func (a *API) listDiscount(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +429,7 @@ func (a *API) removeDiscount(ctx context.Context, c *call) (*result, error) {
 
 // classdiscount: class_id, discount_id. One discount of the class.
 func (a *API) classDiscount(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +459,7 @@ var refusals = map[string]string{
 // pricing rules (the best for the buyer: a better automatic discount wins
 // over the code), its value and type, and the price before and after.
 func (a *API) applyCoupon(ctx context.Context, c *call) (*result, error) {
-	classID, err := a.classParam(ctx, c)
+	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}

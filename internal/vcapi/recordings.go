@@ -31,11 +31,8 @@ func (a *API) recordingRecord(c *call, r lms.Recording) obj {
 
 // getclassrecording: class_id, optional search (file names).
 func (a *API) getClassRecording(ctx context.Context, c *call) (*result, error) {
-	id, err := requiredID(c.P, "class_id")
+	id, err := a.classID(ctx, c)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := a.ownedClass(ctx, c, id); err != nil {
 		return nil, err
 	}
 	recs, err := a.Store.ClassRecordings(ctx, c.Domain.ID, id, c.P.Get("search"))
