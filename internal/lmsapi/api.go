@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -25,6 +26,16 @@ type API struct {
 	Limiter *httpx.RateLimiter
 	// MaxBody is the largest request body accepted, in bytes.
 	MaxBody int64
+	// Now is the clock of quotes and leaderboard periods (time.Now when
+	// nil).
+	Now func() time.Time
+}
+
+func (a *API) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
 }
 
 // call is one authenticated request: the caller's domain and the merged

@@ -2,7 +2,6 @@ package lmsapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -152,7 +151,7 @@ func (a *API) quote(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	q, err := a.Store.Quote(r.Context(), c.Domain.ID, owner.kind, itemID, schemeID, code, time.Now())
+	q, err := a.Store.Quote(r.Context(), c.Domain.ID, owner.kind, itemID, schemeID, code, a.now())
 	if err != nil {
 		return err
 	}

@@ -146,6 +146,12 @@ func TestQuote(t *testing.T) {
 			{Name: "used up code", Request: q(map[string]any{"course_id": course, "price_scheme_id": scheme, "discount_code": "HALF"}), Status: 200,
 				Want: map[string]any{"data.code_refused": "used_up", "data.amount_due": 0.87}},
 		})
+		// Quotes follow the server's clock: in January 2020 OLD is valid.
+		e.Clock.Set(time.Date(2020, 1, 15, 12, 0, 0, 0, time.UTC))
+		e.Scenarios(t, []Scenario{
+			{Name: "quote at the server's time", Request: q(map[string]any{"course_id": course, "price_scheme_id": scheme, "discount_code": "OLD"}), Status: 200,
+				Want: map[string]any{"data.code_applied": true, "data.code_refused": nil}},
+		})
 	})
 }
 

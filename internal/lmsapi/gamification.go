@@ -324,7 +324,7 @@ func (a *API) leaderboard(w http.ResponseWriter, r *http.Request, c *call) error
 	if period == "" {
 		period = store.PeriodAll
 	}
-	since, known := store.PeriodStart(period, time.Now())
+	since, known := store.PeriodStart(period, a.now())
 	v.Check(known, "period", "must be one of "+strings.Join(store.LeaderboardPeriods, ", "))
 	if err := v.Err(); err != nil {
 		return err
