@@ -1,7 +1,6 @@
 package lmsapi
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,50 +59,6 @@ func toBadgesJSON(bs []store.Badge) []badgeJSON {
 		out[i] = toBadgeJSON(b)
 	}
 	return out
-}
-
-// userRef is how a request names a user: user_id (alias userId) or email.
-type userRef struct {
-	idField string
-	id      int64
-	email   string
-}
-
-// readUserRef reads user_id (or userId) and email; when neither is sent it
-// names both in v.
-func readUserRef(c *call, v *lms.Validator) userRef {
-	ref := userRef{idField: "user_id", email: c.P.Get("email")}
-	if !c.P.Has("user_id") && c.P.Has("userId") {
-		ref.idField = "userId"
-	}
-	switch {
-	case c.P.Has(ref.idField):
-		ref.id = c.P.ID(v, ref.idField)
-	case ref.email == "":
-		v.Add("user_id", "is required unless email is sent")
-		v.Add("email", "is required unless user_id is sent")
-	}
-	return ref
-}
-
-// resolveUser returns the id of the domain's user ref names: 404 when there
-// is none, 400 when user_id and email name two different users.
-func (a *API) resolveUser(ctx context.Context, domainID int64, ref userRef) (int64, error) {
-	if ref.email == "" {
-		u, err := a.Store.User(ctx, domainID, ref.id)
-		return u.ID, err
-	}
-	u, err := a.Store.UserByEmail(ctx, domainID, ref.email)
-	if err != nil {
-		return 0, err
-	}
-	if ref.id != 0 && ref.id != u.ID {
-		var v lms.Validator
-		v.Add(ref.idField, "names a different user than email")
-		v.Add("email", "names a different user than "+ref.idField)
-		return 0, v.Err()
-	}
-	return u.ID, nil
 }
 
 // GET /gamification/rules: every event with the points it gives.
@@ -268,12 +223,7 @@ func (a *API) deleteBadge(w http.ResponseWriter, r *http.Request, c *call) error
 // POST /gamification/user-points: user_id or email. Answers the user's
 // total and awards every badge it reaches that they do not have yet.
 func (a *API) userPoints(w http.ResponseWriter, r *http.Request, c *call) error {
-	var v lms.Validator
-	ref := readUserRef(c, &v)
-	if err := v.Err(); err != nil {
-		return err
-	}
-	userID, err := a.resolveUser(r.Context(), c.Domain.ID, ref)
+	userID, err := a.userParam(r.Context(), c)
 	if err != nil {
 		return err
 	}
@@ -290,12 +240,7 @@ func (a *API) userPoints(w http.ResponseWriter, r *http.Request, c *call) error 
 // POST /gamification/user-badges: user_id or email. Answers the badges
 // the user has earned.
 func (a *API) userBadges(w http.ResponseWriter, r *http.Request, c *call) error {
-	var v lms.Validator
-	ref := readUserRef(c, &v)
-	if err := v.Err(); err != nil {
-		return err
-	}
-	userID, err := a.resolveUser(r.Context(), c.Domain.ID, ref)
+	userID, err := a.userParam(r.Context(), c)
 	if err != nil {
 		return err
 	}

@@ -34,29 +34,15 @@ func (a *API) createGroup(w http.ResponseWriter, r *http.Request, c *call) error
 // both are sent they must name the same user). Adding a member again
 // changes nothing and says so.
 func (a *API) addGroupUser(w http.ResponseWriter, r *http.Request, c *call) error {
-	var v lms.Validator
-	groupID := c.P.ID(&v, "groupId")
-	var userID int64
-	if c.P.Has("user_id") {
-		userID = c.P.ID(&v, "user_id")
-	}
-	email := c.P.Get("email")
-	if userID == 0 && email == "" && !v.Has("user_id") {
-		v.Add("email", "send the user's email or user_id")
-	}
-	if err := v.Err(); err != nil {
+	groupID, err := idParam(c, "groupId")
+	if err != nil {
 		return err
 	}
-	if userID != 0 && email != "" {
-		u, err := a.Store.UserByEmail(r.Context(), c.Domain.ID, email)
-		if err != nil {
-			return err
-		}
-		if u.ID != userID {
-			return lms.Invalidf("email", "email %s belongs to user %d, not user_id %d; send one of them", email, u.ID, userID)
-		}
+	userID, err := a.userParam(r.Context(), c)
+	if err != nil {
+		return err
 	}
-	u, added, err := a.Store.AddGroupMember(r.Context(), c.Domain.ID, groupID, userID, email)
+	u, added, err := a.Store.AddGroupMember(r.Context(), c.Domain.ID, groupID, userID)
 	if err != nil {
 		return err
 	}

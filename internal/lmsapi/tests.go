@@ -40,16 +40,18 @@ func readTest(c *call, v *lms.Validator, create bool) {
 	}
 }
 
-// applyTest copies the sent fields into t.
+// applyTest copies the sent fields into t; an allotted time left empty
+// is 00:00:00 (untimed).
 func applyTest(c *call, t *lms.Test) {
-	for name, dst := range testText(t) {
+	fields := testText(t)
+	for name, dst := range fields {
 		if c.P.Sent(name) {
 			*dst = c.P.Get(name)
 		}
 	}
 	for _, name := range testTimes {
-		if *testText(t)[name] == "" {
-			*testText(t)[name] = "00:00:00"
+		if *fields[name] == "" {
+			*fields[name] = "00:00:00"
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package lmsapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -111,4 +112,59 @@ func (a *API) getUserByEmail(w http.ResponseWriter, r *http.Request, c *call) er
 		return err
 	}
 	return ok(w, "User found", []userJSON{toUserJSON(u, false)})
+}
+
+// userRef is how a request names a user: user_id (alias userId) or email.
+type userRef struct {
+	idField string
+	id      int64
+	email   string
+}
+
+// readUserRef reads user_id (or userId) and email; when neither is sent it
+// names both in v.
+func readUserRef(c *call, v *lms.Validator) userRef {
+	ref := userRef{idField: "user_id", email: c.P.Get("email")}
+	if !c.P.Has("user_id") && c.P.Has("userId") {
+		ref.idField = "userId"
+	}
+	switch {
+	case c.P.Has(ref.idField):
+		ref.id = c.P.ID(v, ref.idField)
+	case ref.email == "":
+		v.Add("user_id", "is required unless email is sent")
+		v.Add("email", "is required unless user_id is sent")
+	}
+	return ref
+}
+
+// resolveUser returns the id of the domain's user ref names: 404 when there
+// is none, 400 when user_id and email name two different users.
+func (a *API) resolveUser(ctx context.Context, domainID int64, ref userRef) (int64, error) {
+	if ref.email == "" {
+		u, err := a.Store.User(ctx, domainID, ref.id)
+		return u.ID, err
+	}
+	u, err := a.Store.UserByEmail(ctx, domainID, ref.email)
+	if err != nil {
+		return 0, err
+	}
+	if ref.id != 0 && ref.id != u.ID {
+		var v lms.Validator
+		v.Add(ref.idField, "names a different user than email")
+		v.Add("email", "names a different user than "+ref.idField)
+		return 0, v.Err()
+	}
+	return u.ID, nil
+}
+
+// userParam reads and resolves the user a request names by user_id (or
+// userId) or email.
+func (a *API) userParam(ctx context.Context, c *call) (int64, error) {
+	var v lms.Validator
+	ref := readUserRef(c, &v)
+	if err := v.Err(); err != nil {
+		return 0, err
+	}
+	return a.resolveUser(ctx, c.Domain.ID, ref)
 }

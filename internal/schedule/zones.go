@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	// Zone rules are compiled in so that a machine without a system zone
@@ -187,12 +188,22 @@ func LookupZone(s string) (Zone, error) {
 	if s != "UTC" && !strings.Contains(s, "/") {
 		return Zone{}, fmt.Errorf("%q is neither a timezone id nor an IANA zone name such as Europe/Paris", s)
 	}
+	if z, ok := otherZones.Load(s); ok {
+		return z.(Zone), nil
+	}
 	loc, err := time.LoadLocation(s)
 	if err != nil {
 		return Zone{}, fmt.Errorf("%q is neither a timezone id nor an IANA zone name such as Europe/Paris", s)
 	}
-	return Zone{IANA: s, Label: s, Loc: loc}, nil
+	z := Zone{IANA: s, Label: s, Loc: loc}
+	otherZones.Store(s, z)
+	return z, nil
 }
+
+// otherZones caches the IANA zones outside the table that classes use:
+// time.LoadLocation reads and parses the zone's rules on every call, and
+// listings resolve a class's zone for each class.
+var otherZones sync.Map
 
 // DiffTime formats the zone's offset from UTC at t as "+05:30".
 func (z Zone) DiffTime(t time.Time) string {

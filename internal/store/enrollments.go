@@ -108,10 +108,7 @@ func (s *Store) IsEnrolled(ctx context.Context, domainID, userID int64, kind str
 func (s *Store) EnrollmentCount(ctx context.Context, domainID int64, kind string, userID, itemID int64) (int64, error) {
 	d := s.read()
 	if userID != 0 {
-		if ok, err := d.exists(ctx, "SELECT 1 FROM users WHERE domain_id = ? AND id = ?", domainID, userID); err != nil || !ok {
-			if err == nil {
-				err = lms.NotFoundf("user %d not found", userID)
-			}
+		if _, err := user(ctx, d, domainID, userID); err != nil {
 			return 0, err
 		}
 	}

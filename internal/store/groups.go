@@ -39,23 +39,15 @@ func groupExists(ctx context.Context, d db, domainID, groupID int64) error {
 	return err
 }
 
-// AddGroupMember adds a user (by id, or by email when userID is 0) to a
-// group. added is false when the user was already a member.
-func (s *Store) AddGroupMember(ctx context.Context, domainID, groupID, userID int64, email string) (u lms.User, added bool, err error) {
+// AddGroupMember adds a user to a group. added is false when the user was
+// already a member.
+func (s *Store) AddGroupMember(ctx context.Context, domainID, groupID, userID int64) (u lms.User, added bool, err error) {
 	err = s.tx(ctx, func(tx db) error {
 		if err := groupExists(ctx, tx, domainID, groupID); err != nil {
 			return err
 		}
 		var err error
-		if userID != 0 {
-			u, err = scanUser(tx.queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, userID))
-			if err == sql.ErrNoRows {
-				return lms.NotFoundf("user %d not found", userID)
-			}
-		} else {
-			u, err = s.userByEmail(ctx, tx, domainID, email)
-		}
-		if err != nil {
+		if u, err = user(ctx, tx, domainID, userID); err != nil {
 			return err
 		}
 		res, err := tx.exec(ctx, `INSERT INTO group_members (domain_id, group_id, user_id, user_type, created_at)

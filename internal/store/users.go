@@ -37,7 +37,11 @@ func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms
 
 // User returns one user of the domain.
 func (s *Store) User(ctx context.Context, domainID, id int64) (lms.User, error) {
-	u, err := scanUser(s.read().queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, id))
+	return user(ctx, s.read(), domainID, id)
+}
+
+func user(ctx context.Context, d db, domainID, id int64) (lms.User, error) {
+	u, err := scanUser(d.queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return lms.User{}, lms.NotFoundf("user %d not found", id)
 	}

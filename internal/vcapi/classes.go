@@ -135,24 +135,25 @@ func readClass(p *httpx.Params, cls *lms.LiveClass, create bool) (retime bool, e
 		}
 		cls.Weekdays = p.Get("weekdays")
 	}
-	// The recurrence ends by count or by date: sending one clears the
-	// other on update.
-	switch end := p.Get("end_date"); {
-	case p.Has("end_date") && end != "0000-00-00":
-		d, err := schedule.ParseDate(end)
-		if err != nil {
-			return false, fail("end_date: %v", err)
-		}
-		cls.EndDate = d.Format(time.DateOnly)
-		if !create || !p.Has("end_classes_count") {
-			cls.EndClassesCount = 0
-		}
-	case p.Sent("end_date"):
+	// The recurrence ends by count or by date: sending one alone clears
+	// the other (on update; on create the other is not set).
+	if p.Sent("end_date") {
 		cls.EndDate = ""
-	case p.Has("end_classes_count") && !create:
+		if end := p.Get("end_date"); end != "" && end != "0000-00-00" {
+			d, err := schedule.ParseDate(end)
+			if err != nil {
+				return false, fail("end_date: %v", err)
+			}
+			cls.EndDate = d.Format(time.DateOnly)
+			if !p.Has("end_classes_count") {
+				cls.EndClassesCount = 0
+			}
+		}
+	} else if p.Has("end_classes_count") {
 		cls.EndDate = ""
 	}
-	return retime || create, nil
+	// On create the required date and times make retime true.
+	return retime, nil
 }
 
 // parseWeekdays reads "2,4,6" (1 Sunday ... 7 Saturday).

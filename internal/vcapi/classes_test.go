@@ -3,7 +3,9 @@ package vcapi_test
 import (
 	"context"
 	"encoding/xml"
+	"maps"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,12 +207,9 @@ func TestScheduleTimesAndRecurrence(t *testing.T) {
 
 func mustInt(t *testing.T, s string) int64 {
 	t.Helper()
-	var n int64
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			t.Fatalf("not an id: %q", s)
-		}
-		n = n*10 + int64(r-'0')
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("not an id: %q", s)
 	}
 	return n
 }
@@ -232,6 +231,15 @@ func TestUpdateClass(t *testing.T) {
 		}
 		if msg := vcErr(t, e, "updateclass", vals("id", id, "isBoard", "9")); !strings.Contains(msg, "isBoard") {
 			t.Errorf("bad update: %q", msg)
+		}
+		if msg := vcErr(t, e, "updateclass", vals("id", id, "is_recurring", "1", "repeat", "1", "end_classes_count", "3",
+			"end_date", "2031-04-01")); !strings.Contains(msg, "not both") {
+			t.Errorf("update with both ends: %q", msg)
+		}
+		vcOK(t, e, "updateclass", vals("id", id, "is_recurring", "1", "repeat", "1", "end_classes_count", "3"))
+		vcOK(t, e, "updateclass", vals("id", id, "end_date", "2031-03-14"))
+		if c := vcOK(t, e, "getclass", vals("class_id", id)); c["end_classes_count"] != "0" || c["end_date"] != "2031-03-14" || c["sittings"] != "5" {
+			t.Errorf("end_date alone replaces the count: %v %v %v", c["end_classes_count"], c["end_date"], c["sittings"])
 		}
 		if msg := vcErr(t, e, "updateclass", vals("title", "x")); !strings.Contains(msg, "id is required") {
 			t.Errorf("update without id: %q", msg)
@@ -459,7 +467,7 @@ func TestClassOperationsInEveryStyle(t *testing.T) {
 		for _, r := range reads {
 			t.Run(r.op, func(t *testing.T) {
 				sameAnswers(t, styles(t, e, r.op, r.params))
-				x := e.VC(r.op, func() url.Values { p := vals("format", "xml"); maps(p, r.params); return p }())
+				x := e.VC(r.op, func() url.Values { p := vals("format", "xml"); maps.Copy(p, r.params); return p }())
 				if err := xml.Unmarshal(x.Body, new(struct{})); err != nil || strings.Contains(string(x.Body), `status="error"`) {
 					t.Errorf("xml: %v %s", err, x.Body)
 				}
@@ -484,11 +492,4 @@ func TestClassOperationsInEveryStyle(t *testing.T) {
 			})
 		}
 	})
-}
-
-// maps copies src into dst.
-func maps(dst, src url.Values) {
-	for k, v := range src {
-		dst[k] = v
-	}
 }

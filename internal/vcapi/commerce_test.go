@@ -3,6 +3,7 @@ package vcapi_test
 import (
 	"context"
 	"encoding/xml"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -272,7 +273,7 @@ func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
 			t.Run(r.op, func(t *testing.T) {
 				sameAnswers(t, styles(t, e, r.op, r.params))
 				p := vals("format", "xml")
-				maps(p, r.params)
+				maps.Copy(p, r.params)
 				x := e.VC(r.op, p)
 				if err := xml.Unmarshal(x.Body, new(struct{})); err != nil || strings.Contains(string(x.Body), `status="error"`) {
 					t.Errorf("xml: %v %s", err, x.Body)
