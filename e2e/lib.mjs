@@ -1,0 +1,369 @@
+// Helpers for the classroom end-to-end tests: the server process, the
+// classroom API, one headless Chromium per participant, and WebRTC stats.
+// Everything here expects to run inside a loopback-only network namespace
+// (see run.sh): every address used is 127.0.0.1.
+
+import { spawn, execFile } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import dgram from 'node:dgram';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const BIN = process.env.LECTERN_BIN || path.join(E2E_DIR, '.bin', 'lectern');
+export const ARTIFACTS = process.env.E2E_ARTIFACTS || path.join(E2E_DIR, 'artifacts');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+const t0 = Date.now();
+export function log(...args) {
+  const s = ((Date.now() - t0) / 1000).toFixed(2).padStart(7);
+  console.log(`[${s}s]`, ...args);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Chromium flags. The media ones give a fake camera, microphone and screen
+// (getDisplayMedia answers a 1280x720 fake "monitor" source without a
+// prompt or a user gesture: --use-fake-device-for-media-stream together with
+// --use-fake-ui-for-media-stream is what makes it work headless; the
+// --auto-select-* flags were tried and do not, see README.md).
+export const CHROME_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--allow-loopback-in-peer-connection',
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+];
+
+export function artifact(name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
+}
+
+// A free TCP (or UDP) port on 127.0.0.1. There is a small window between
+// closing the probe and the server binding it; nothing else runs in the
+// namespace, so nothing takes it.
+export async function freePort(udp = false) {
+  if (udp) {
+    const s = dgram.createSocket('udp4');
+    s.bind(0, '127.0.0.1');
+    await once(s, 'listening');
+    const { port } = s.address();
+    s.close();
+    return port;
+  }
+  const srv = net.createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address();
+  srv.close();
+  await once(srv, 'close');
+  return port;
+}
+
+// freePortBoth answers a port free for TCP and for UDP (TURN listens on both).
+export async function freePortBoth() {
+  for (let i = 0; i < 20; i++) {
+    const port = await freePort();
+    const s = dgram.createSocket('udp4');
+    const ok = await new Promise((resolve) => {
+      s.once('error', () => resolve(false));
+      s.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    s.close();
+    if (ok) return port;
+  }
+  throw new Error('no port free for both TCP and UDP');
+}
+
+const execFileP = promisify(execFile);
+
+// Server is one `lectern serve` in a fresh data dir, with one domain.
+export class Server {
+  constructor() {
+    this.proc = null;
+    this.base = '';
+    this.dataDir = '';
+    this.domain = null;
+    this.flags = {};
+  }
+
+  async start() {
+    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-e2e-'));
+    // The domain first: `domain create` migrates the fresh store itself.
+    const { stdout } = await execFileP(BIN, ['domain', 'create', '--name', 'E2E', '--json', '--data-dir', this.dataDir], { timeout: 30_000 });
+    this.domain = JSON.parse(stdout);
+    if (!this.domain.classroom_api_key) throw new Error(`domain create printed no classroom_api_key: ${stdout}`);
+
+    const help = await execFileP(BIN, ['serve', '--help'], { timeout: 10_000 }).catch((e) => ({ stdout: e.stdout || '', stderr: e.stderr || '' }));
+    const helpText = `${help.stdout}${help.stderr}`;
+    const port = await freePort();
+    const args = ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', this.dataDir];
+    for (const [flag, pick] of [['rtc-udp-port', () => freePort(true)], ['turn-port', freePortBoth]]) {
+      if (helpText.includes(`-${flag}`)) {
+        this.flags[flag] = await pick();
+        args.push(`--${flag}`, String(this.flags[flag]));
+      } else {
+        log(`server: lectern serve has no --${flag} flag (yet); started without it`);
+      }
+    }
+    this.base = `http://127.0.0.1:${port}`;
+    const out = fs.openSync(artifact('server.log'), 'w');
+    log('server: start', BIN, args.join(' '));
+    this.proc = spawn(BIN, args, { stdio: ['ignore', out, out] });
+    fs.closeSync(out);
+    this.exited = once(this.proc, 'exit');
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (this.proc.exitCode !== null) throw new Error(`server exited with ${this.proc.exitCode}; see ${artifact('server.log')}`);
+      try {
+        const r = await fetch(`${this.base}/readyz`);
+        if (r.ok) break;
+      } catch {}
+      if (Date.now() > deadline) throw new Error('server not ready within 20 s');
+      await sleep(100);
+    }
+    log(`server: ready at ${this.base}`, JSON.stringify(this.flags));
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode) return;
+    this.proc.kill('SIGTERM');
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5_000);
+    await this.exited;
+    clearTimeout(timer);
+    log('server: stopped');
+  }
+
+  // api calls a classroom API method with the domain's key.
+  async api(method, params) {
+    const body = new URLSearchParams({ apikey: this.domain.classroom_api_key, ...params });
+    const r = await fetch(`${this.base}/v2/${method}`, { method: 'POST', body, signal: AbortSignal.timeout(10_000) });
+    const text = await r.text();
+    if (!r.ok) throw new Error(`${method}: HTTP ${r.status}: ${text}`);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new Error(`${method}: not JSON: ${text}`);
+    }
+  }
+
+  // schedule makes a class that is live now (it began 5 minutes ago and
+  // lasts an hour), in Europe/London (timezone id 28), with the settings
+  // given (isCorporate, isScreenshare, isPrivateChat, isBoard,
+  // seat_attendees, ...). It answers the class id.
+  async schedule(title, settings = {}) {
+    const start = londonWallClock(new Date(Date.now() - 5 * 60_000));
+    const end = londonWallClock(new Date(Date.now() + 55 * 60_000));
+    const params = { title, timezone: '28', date: start.date, start_time: start.time12, end_time: end.time12 };
+    for (const [k, v] of Object.entries(settings)) params[k] = String(v);
+    const res = await this.api('schedule', params);
+    const id = res?.[0]?.class_id;
+    if (!id) throw new Error(`schedule ${JSON.stringify(params)}: ${JSON.stringify(res)}`);
+    log(`class ${id} "${title}" ${start.date} ${start.time12}-${end.time12} London ${JSON.stringify(settings)}`);
+    return id;
+  }
+
+  // launch answers the launch URL of a user: the encrypted one unless
+  // encrypted is false.
+  async launch(classId, { userId, userName, teacher = false, encrypted = true }) {
+    const res = await this.api('getclasslaunch', {
+      class_id: classId, userId, userName, isTeacher: teacher ? '1' : '0', lessonName: 'E2E lesson', courseName: 'E2E course',
+    });
+    const item = res?.[0] || {};
+    const url = encrypted ? item.encryptedlaunchurl : item.launchurl;
+    if (!url) throw new Error(`getclasslaunch ${classId} ${userId}: ${JSON.stringify(res)}`);
+    return url;
+  }
+}
+
+// londonWallClock answers the date (YYYY-MM-DD) and the 12-hour time
+// (`09:05 AM`) of instant d in Europe/London.
+export function londonWallClock(d) {
+  const f = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Europe/London', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  });
+  const p = Object.fromEntries(f.formatToParts(d).map((x) => [x.type, x.value]));
+  const h = Number(p.hour);
+  const h12 = h % 12 === 0 ? 12 : h % 12;
+  return { date: `${p.year}-${p.month}-${p.day}`, time12: `${String(h12).padStart(2, '0')}:${p.minute} ${h < 12 ? 'AM' : 'PM'}` };
+}
+
+const browsers = new Set();
+
+// Participant is one user in one browser instance of its own.
+export class Participant {
+  constructor(name, { userId, teacher = false } = {}) {
+    this.name = name;
+    this.userId = userId;
+    this.teacher = teacher;
+    this.browser = null;
+    this.page = null;
+    this.console = [];
+  }
+
+  async open(url) {
+    this.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROME_ARGS, timeout: 30_000 });
+    browsers.add(this.browser);
+    const ctx = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    this.page = await ctx.newPage();
+    this.page.setDefaultTimeout(20_000);
+    const logFile = artifact(`${this.name}.console.log`);
+    fs.writeFileSync(logFile, '');
+    const write = (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
+    this.page.on('console', (m) => write(`${m.type()}: ${m.text()}`));
+    this.page.on('pageerror', (e) => write(`pageerror: ${e.stack || e}`));
+    // Moderation asks for confirmation (remove); the test accepts.
+    this.page.on('dialog', (d) => {
+      write(`dialog ${d.type()}: ${d.message()} (accepted)`);
+      d.accept().catch(() => {});
+    });
+    const resp = await this.page.goto(url, { waitUntil: 'load', timeout: 20_000 });
+    this.status = resp?.status();
+    return resp;
+  }
+
+  // waitState waits until #app says state, and fails at once when it
+  // settles on another final state (failed, ended), or when the page has no
+  // #app at all after a few seconds (no classroom client served).
+  async waitState(state, timeout = 20_000) {
+    const final = ['joined', 'failed', 'ended'];
+    const got = await this.page.waitForFunction(({ state, final, noAppBy }) => {
+      const app = document.querySelector('#app');
+      if (!app) return Date.now() > noAppBy ? { state: null } : false;
+      const s = app.dataset.state;
+      return s === state || final.includes(s) ? { state: s, failCode: app.dataset.failCode } : false;
+    }, { state, final, noAppBy: Date.now() + 5_000 }, { timeout, polling: 100 }).then((h) => h.jsonValue());
+    if (got.state === null) throw new Error(`${this.name}: the page has no #app (is the classroom client served?)`);
+    if (got.state !== state) throw new Error(`${this.name}: #app is ${got.state}${got.failCode ? ` (${got.failCode})` : ''}, want ${state}`);
+  }
+
+  async state() {
+    return this.page.evaluate(() => {
+      const app = document.querySelector('#app');
+      return app ? { state: app.dataset.state, failCode: app.dataset.failCode } : null;
+    });
+  }
+
+  async screenshot(name, opts = {}) {
+    const file = artifact(name);
+    await this.page.screenshot({ path: file, ...opts });
+    log(`screenshot ${path.relative(process.cwd(), file)}`);
+    return file;
+  }
+
+  async close() {
+    if (this.browser) {
+      const b = this.browser;
+      this.browser = null;
+      browsers.delete(b);
+      await b.close().catch(() => {});
+    }
+  }
+}
+
+export async function closeAllBrowsers() {
+  await Promise.all([...browsers].map((b) => b.close().catch(() => {})));
+  browsers.clear();
+}
+
+// recvStats answers the inbound-rtp counters of every receiving peer
+// connection of the page, one entry per track:
+// {stream, label, userId, kind, bytes, frames}.
+export async function recvStats(page) {
+  return page.evaluate(async () => {
+    const out = [];
+    const pcs = window.lectern?.pcs?.() || [];
+    for (const { stream, label, direction, userId, pc } of pcs) {
+      if (direction !== 'recv') continue;
+      const report = await pc.getStats();
+      report.forEach((r) => {
+        if (r.type === 'inbound-rtp') {
+          out.push({ stream, label, userId: String(userId), kind: r.kind, bytes: r.bytesReceived || 0, frames: r.framesDecoded || 0 });
+        }
+      });
+    }
+    return out;
+  });
+}
+
+// sendStats answers the outbound counters of the page's sending peer
+// connections (for diagnostics).
+export async function pcSummary(page) {
+  return page.evaluate(async () => {
+    const pcs = window.lectern?.pcs?.() || [];
+    return pcs.map(({ stream, label, direction, userId, pc }) => ({
+      stream, label, direction, userId, state: pc.connectionState, ice: pc.iceConnectionState,
+    }));
+  });
+}
+
+// waitForRecv waits until the page receives every expected
+// {userId, label, kind} with bytes flowing.
+export async function waitForRecv(page, expected, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  let last = [];
+  for (;;) {
+    last = await recvStats(page);
+    const missing = expected.filter((e) => !last.some((s) => s.userId === e.userId && s.label === e.label && s.kind === e.kind && s.bytes > 0));
+    if (missing.length === 0) return last;
+    if (Date.now() > deadline) {
+      const summary = await pcSummary(page).catch(() => []);
+      throw new Error(`not receiving ${JSON.stringify(missing)} after ${timeout / 1000} s; inbound: ${JSON.stringify(last)}; pcs: ${JSON.stringify(summary)}`);
+    }
+    await sleep(500);
+  }
+}
+
+// assertFlowing samples the inbound counters twice, gap ms apart, and
+// fails unless every expected {userId, label, kind} grew: bytes for audio,
+// bytes and decoded frames for video. It answers the growth per stream.
+export async function assertFlowing(page, expected, gap = 3_000) {
+  await waitForRecv(page, expected);
+  const a = await recvStats(page);
+  await sleep(gap);
+  const b = await recvStats(page);
+  const grown = [];
+  const problems = [];
+  for (const e of expected) {
+    const key = (s) => s.userId === e.userId && s.label === e.label && s.kind === e.kind;
+    const sum = (list, f) => list.filter(key).reduce((n, s) => n + s[f], 0);
+    const bytes = sum(b, 'bytes') - sum(a, 'bytes');
+    const frames = sum(b, 'frames') - sum(a, 'frames');
+    grown.push({ ...e, bytes, frames });
+    if (bytes <= 0) problems.push(`${e.userId}/${e.label}/${e.kind}: bytesReceived did not grow (${bytes})`);
+    if (e.kind === 'video' && frames <= 0) problems.push(`${e.userId}/${e.label}/${e.kind}: framesDecoded did not grow (${frames})`);
+  }
+  if (problems.length) throw new Error(problems.join('; '));
+  return grown;
+}
+
+// videosPlaying waits until every remote <video> matching selector has a
+// picture (videoWidth > 0) and has played a little, so screenshots show it.
+export async function waitVideosPlaying(page, selector = 'video[data-stream-id]', count = 1, timeout = 20_000) {
+  await page.waitForFunction(
+    ({ selector, count }) => {
+      const vs = [...document.querySelectorAll(selector)];
+      return vs.length >= count && vs.every((v) => v.videoWidth > 0 && v.currentTime > 0.5);
+    },
+    { selector, count },
+    { timeout, polling: 250 },
+  );
+}
+
+// attendanceFor parses getclassreport's duration `HH:MM:SS` into seconds.
+export function durationSeconds(s) {
+  const m = /^(\d+):(\d{2}):(\d{2})$/.exec(String(s));
+  return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : NaN;
+}
