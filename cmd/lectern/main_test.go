@@ -68,7 +68,7 @@ func TestServeEndToEnd(t *testing.T) {
 			logs := &syncBuffer{}
 			done := make(chan int, 1)
 			go func() {
-				done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, sargs...), io.Discard, logs)
+				done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--rtc-udp-port", "0", "--turn-port", "0"}, sargs...), io.Discard, logs)
 			}()
 			base := waitForAddr(t, logs)
 			if !strings.Contains(logs.String(), "lectern domain create --name") {

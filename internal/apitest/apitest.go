@@ -169,6 +169,8 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = IsolatedURL(t, b.URL)
 	cfg.RateLimit = 0
+	cfg.RTCUDPPort = 0 // a free port: tests run in parallel
+	cfg.TURNPort = 0   // off
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,10 +1,10 @@
-// Package classroom serves what browsers open: the class page behind launch
-// URLs (plain signed or encrypted) and recording downloads behind signed,
-// expiring links. Until the live classroom lands, the class page verifies
-// the link and shows the class, the user and the role.
+// Package classroom serves what browsers open: the live classroom behind
+// launch URLs (plain signed or encrypted), its WebSocket, the pre-class
+// check page, and recording downloads behind signed, expiring links.
 package classroom
 
 import (
+	"context"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/blob"
+	"github.com/lectern-lms/lectern/internal/classroom/room"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/signing"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -25,6 +26,16 @@ type Pages struct {
 	Blobs  blob.Store
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Hub holds the live rooms.
+	Hub *room.Hub
+	// Check answers the check page's connectivity test; nil disables it.
+	Check func(ctx context.Context, offerSDP string) (string, error)
+	// ICE returns ICE servers (TURN with fresh credentials) for id; nil
+	// means none.
+	ICE func(id string) []room.ICEServer
+	// Origins are extra host patterns a WebSocket may come from (the
+	// public URL's host); the request's own host is always allowed.
+	Origins []string
 }
 
 func (p *Pages) now() time.Time {
@@ -38,6 +49,11 @@ func (p *Pages) now() time.Time {
 func (p *Pages) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /classroom/{class_id}", p.signedLaunch)
 	mux.HandleFunc("GET /classroom/e/{token}", p.encryptedLaunch)
+	mux.HandleFunc("GET /classroom/ws", p.socket)
+	mux.HandleFunc("GET /classroom/check", p.checkPage)
+	mux.HandleFunc("POST /classroom/check/ice", p.checkICE)
+	mux.HandleFunc("POST /classroom/check/offer", p.checkOffer)
+	mux.Handle("GET /classroom/assets/", http.StripPrefix("/classroom/", assets()))
 	mux.HandleFunc("GET /recordings/{id}", p.recording)
 }
 
@@ -65,13 +81,19 @@ func (p *Pages) encryptedLaunch(w http.ResponseWriter, r *http.Request) {
 	p.show(w, r, l, err)
 }
 
-// show renders the class page for a verified launch, or the error page.
+// show renders the classroom for a verified launch, or the error page.
+// The page carries a session token for its WebSocket, bound to the
+// launch's domain, class, sitting, user and role.
 func (p *Pages) show(w http.ResponseWriter, r *http.Request, l signing.Launch, err error) {
 	if err != nil {
 		p.linkError(w, r, err)
 		return
 	}
-	c, err := p.Store.LiveClass(r.Context(), l.Domain, l.Class)
+	d, err := p.Store.GetDomain(r.Context(), l.Domain)
+	var c lms.LiveClass
+	if err == nil {
+		c, err = p.Store.LiveClass(r.Context(), l.Domain, l.Class)
+	}
 	if err != nil {
 		if lms.IsNotFound(err) {
 			p.page(w, http.StatusNotFound, errorPage, map[string]string{"Title": "Class not found",
@@ -83,16 +105,9 @@ func (p *Pages) show(w http.ResponseWriter, r *http.Request, l signing.Launch, e
 			"Message": "The class could not be loaded. Try again in a moment."})
 		return
 	}
-	data := map[string]any{"Class": c, "Launch": l, "Role": l.Role(), "Start": "", "End": ""}
-	if loc, err := time.LoadLocation(c.TimezoneName); err == nil {
-		for _, o := range c.Occurrences {
-			if o.Seq == l.Occurrence {
-				data["Start"] = o.Start.In(loc).Format("Mon 2 Jan 2006 15:04 MST")
-				data["End"] = o.End.In(loc).Format("15:04 MST")
-			}
-		}
-	}
-	p.page(w, http.StatusOK, classPage, data)
+	boot := map[string]any{"session": signing.SessionToken(d.LaunchSecret, l), "ws": "/classroom/ws",
+		"check": "/classroom/check", "protocol": room.Protocol, "title": c.Title, "userName": l.UserName, "role": l.Role()}
+	p.shell(w, "classroom", c.Title, boot)
 }
 
 func (p *Pages) linkError(w http.ResponseWriter, r *http.Request, err error) {
@@ -160,22 +175,6 @@ func (p *Pages) recording(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "private, no-store")
 	http.ServeContent(w, r, rec.Name, f.ModTime(), f)
 }
-
-var classPage = template.Must(template.New("class").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Class.Title}} · Lectern classroom</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}
-.role{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;background:#e8eefc}</style></head>
-<body><main>
-<h1 id="class-title">{{.Class.Title}}</h1>
-{{if .Start}}<p id="class-time">{{.Start}} – {{.End}}</p>{{end}}
-<p>Signed in as <strong id="user-name">{{.Launch.UserName}}</strong> (user id <span id="user-id">{{.Launch.UserID}}</span>),
-<span class="role" id="role">{{.Role}}</span>.</p>
-{{if .Launch.Course}}<p>Course: <span id="course">{{.Launch.Course}}</span></p>{{end}}
-{{if .Launch.Lesson}}<p>Lesson: <span id="lesson">{{.Launch.Lesson}}</span></p>{{end}}
-<p>The live classroom opens here.</p>
-</main></body></html>
-`))
 
 var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}} · Lectern classroom</title>

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +30,15 @@ type Config struct {
 	ResponseStyle   string
 	ShutdownTimeout time.Duration
 	LogFormat       string
+	// RTCUDPPort is the one UDP port of the classroom's media (ICE); 0
+	// picks a free one.
+	RTCUDPPort int
+	// RTCPublicIP is the public address advertised for media when the
+	// server is behind 1:1 NAT; empty advertises the local addresses.
+	RTCPublicIP string
+	// TURNPort is the embedded TURN server's port (UDP and TCP); 0 turns
+	// it off.
+	TURNPort int
 }
 
 // Default returns the built-in defaults.
@@ -42,6 +52,8 @@ func Default() Config {
 		ResponseStyle:   "seed",
 		ShutdownTimeout: 15 * time.Second,
 		LogFormat:       "text",
+		RTCUDPPort:      7881,
+		TURNPort:        3478,
 	}
 }
 
@@ -66,6 +78,9 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: seed or compat (env LECTERN_RESPONSE_STYLE)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long to wait for in-flight requests on shutdown (env LECTERN_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env LECTERN_LOG_FORMAT)")
+	fs.IntVar(&c.RTCUDPPort, "rtc-udp-port", c.RTCUDPPort, "UDP port of the live classroom's audio and video; 0 picks a free one (env LECTERN_RTC_UDP_PORT)")
+	fs.StringVar(&c.RTCPublicIP, "rtc-public-ip", c.RTCPublicIP, "public IP to advertise for media when behind 1:1 NAT (env LECTERN_RTC_PUBLIC_IP)")
+	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
 }
 
 // ErrInvalid wraps every error of Parse that is not a command-line syntax
@@ -117,6 +132,15 @@ func (c *Config) Check() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json")
+	}
+	if c.RTCUDPPort < 0 || c.RTCUDPPort > 65535 {
+		return fmt.Errorf("--rtc-udp-port must be 0-65535")
+	}
+	if c.TURNPort < 0 || c.TURNPort > 65535 {
+		return fmt.Errorf("--turn-port must be 0-65535")
+	}
+	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {
+		return fmt.Errorf("--rtc-public-ip must be an IP address, not %q", c.RTCPublicIP)
 	}
 	return nil
 }

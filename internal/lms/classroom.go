@@ -33,3 +33,27 @@ type AttendanceEvent struct {
 	Kind          string // AttendanceJoin or AttendanceLeave
 	At            time.Time
 }
+
+// ChatMessage is one message of a sitting's chat. To is "" for a message
+// to everyone, else the recipient's classroom user id.
+type ChatMessage struct {
+	ID            int64
+	ClassID       int64
+	OccurrenceSeq int
+	From          string
+	FromName      string
+	To            string
+	Text          string
+	At            time.Time
+}
+
+// Sitting is what a sitting's live room keeps in the store: the minutes
+// the teacher extended it by, when the room first opened, and when it was
+// ended (zero while it may still be entered).
+type Sitting struct {
+	ClassID         int64
+	OccurrenceSeq   int
+	ExtendedMinutes int
+	OpenedAt        time.Time
+	EndedAt         time.Time
+}

@@ -4,19 +4,26 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/classroom"
+	"github.com/lectern-lms/lectern/internal/classroom/i18n"
+	"github.com/lectern-lms/lectern/internal/classroom/room"
+	"github.com/lectern-lms/lectern/internal/classroom/sfu"
+	"github.com/lectern-lms/lectern/internal/classroom/turn"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
@@ -33,6 +40,13 @@ type Main struct {
 	// Now is the clock of the classroom API and pages; nil means
 	// time.Now. Tests set it to walk a class through its life.
 	Now func() time.Time
+
+	// Hub holds the live classroom's rooms.
+	Hub *room.Hub
+	// SFU forwards the rooms' media; TURN relays it for clients that
+	// cannot reach the SFU directly (nil when --turn-port is 0).
+	SFU  *sfu.SFU
+	TURN *turn.Server
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -62,6 +76,13 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.Config.AltAddr != "" {
 		addrs = append(addrs, m.Config.AltAddr)
 	}
+	// Attendance sessions a stopped server left open end now.
+	if n, err := st.CloseOpenAttendance(ctx, m.now()); err != nil {
+		st.Close()
+		return fmt.Errorf("close open attendance: %w", err)
+	} else if n > 0 {
+		m.Logger.Info("closed attendance sessions left open by the last run", "sessions", n)
+	}
 	for _, addr := range addrs {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -71,7 +92,81 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 		m.listeners = append(m.listeners, ln)
 	}
+	if err := m.openMedia(); err != nil {
+		m.closeListeners()
+		st.Close()
+		return err
+	}
 	return nil
+}
+
+func (m *Main) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+// mediaHost is the address the media ports bind to: loopback when the
+// server listens only on loopback (it serves this machine only, and
+// offers loopback candidates), else every address.
+func (m *Main) mediaHost() (host string, loopback bool) {
+	h, _, err := net.SplitHostPort(m.Config.Addr)
+	if err == nil {
+		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() || h == "localhost" {
+			return "127.0.0.1", true
+		}
+	}
+	return "", false
+}
+
+// openMedia starts the SFU, the TURN server and the room hub.
+func (m *Main) openMedia() error {
+	host, loopback := m.mediaHost()
+	cfg := sfu.Config{UDPAddr: net.JoinHostPort(host, strconv.Itoa(m.Config.RTCUDPPort)), Loopback: loopback, Logger: m.Logger}
+	if m.Config.RTCPublicIP != "" {
+		cfg.PublicIPs = []string{m.Config.RTCPublicIP}
+	}
+	s, err := sfu.New(cfg)
+	if err != nil {
+		return fmt.Errorf("media port: %w", err)
+	}
+	m.SFU = s
+	if m.Config.TURNPort != 0 {
+		secret := make([]byte, 32)
+		rand.Read(secret)
+		public := m.Config.RTCPublicIP
+		if public == "" && loopback {
+			public = "127.0.0.1"
+		}
+		t, err := turn.New(turn.Config{Addr: net.JoinHostPort(host, strconv.Itoa(m.Config.TURNPort)), PublicIP: public,
+			Realm: "lectern", Secret: secret, AllowPeer: s.OwnsIP, Logger: m.Logger})
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("TURN port: %w", err)
+		}
+		m.TURN = t
+	}
+	m.Hub = &room.Hub{Store: m.Store, Media: classroom.SFUMedia(s), Lang: i18n.Tag, Now: m.Now, Logger: m.Logger,
+		ICE: func(conn string) room.ICEConfig { return room.ICEConfig{ICEServers: m.iceServers(conn)} }}
+	return nil
+}
+
+// iceServers are the TURN servers a browser may use, with credentials
+// valid for a day, for id (a connection).
+func (m *Main) iceServers(id string) []room.ICEServer {
+	if m.TURN == nil {
+		return []room.ICEServer{}
+	}
+	host := "127.0.0.1"
+	if u, err := url.Parse(m.BaseURL()); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	if m.Config.RTCPublicIP != "" {
+		host = m.Config.RTCPublicIP
+	}
+	c := m.TURN.Credentials(host, id, 24*time.Hour)
+	return []room.ICEServer{{URLs: c.URLs, Username: c.Username, Credential: c.Credential}}
 }
 
 func (m *Main) closeListeners() {
@@ -130,7 +225,11 @@ func (m *Main) Handler() http.Handler {
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
 	vc.Register(mux)
-	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now}
+	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now, Hub: m.Hub,
+		Check: m.SFU.CheckAnswer, ICE: m.iceServers}
+	if u, err := url.Parse(m.BaseURL()); err == nil && u.Host != "" {
+		pages.Origins = []string{u.Host}
+	}
 	pages.Register(mux)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
@@ -176,6 +275,9 @@ func (m *Main) Serve(ctx context.Context) error {
 			}
 		}(ln)
 	}
+	hubCtx, stopHub := context.WithCancel(ctx)
+	defer stopHub()
+	go m.Hub.Run(hubCtx)
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -183,6 +285,9 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	m.shuttingDown.Store(true)
 	m.Logger.Info("shutting down", "timeout", m.Config.ShutdownTimeout)
+	// Rooms close first: their connections end (attendance sessions close
+	// now) and clients reconnect to the next run.
+	m.Hub.Close()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.Config.ShutdownTimeout)
 	defer cancel()
 	for _, srv := range m.servers {
@@ -195,10 +300,20 @@ func (m *Main) Serve(ctx context.Context) error {
 	return serveErr
 }
 
-// Close releases the listeners (if Serve never ran) and the store.
+// Close releases the listeners (if Serve never ran), the media ports and
+// the store.
 func (m *Main) Close() error {
 	if len(m.servers) == 0 {
 		m.closeListeners()
+	}
+	if m.Hub != nil {
+		m.Hub.Close()
+	}
+	if m.TURN != nil {
+		m.TURN.Close()
+	}
+	if m.SFU != nil {
+		m.SFU.Close()
 	}
 	if m.Store != nil {
 		return m.Store.Close()

@@ -24,6 +24,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	cfg := config.Default()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
+	cfg.RTCUDPPort, cfg.TURNPort = 0, 0
 	m := &server.Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

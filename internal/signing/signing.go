@@ -139,17 +139,19 @@ func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) erro
 // claims sealed with AES-256-GCM, the domain id authenticated as
 // additional data.
 func EncryptedLaunchURL(base string, secret []byte, l Launch) string {
-	aead := newAEAD(secret)
-	nonce := make([]byte, aead.NonceSize())
-	rand.Read(nonce)
-	plain, _ := json.Marshal(l)
-	domain := strconv.FormatInt(l.Domain, 10)
-	sealed := aead.Seal(nonce, nonce, plain, []byte(domain))
-	return strings.TrimRight(base, "/") + "/classroom/e/" + domain + "." + base64.RawURLEncoding.EncodeToString(sealed)
+	return strings.TrimRight(base, "/") + "/classroom/e/" + seal(secret, "launch-encrypt-v1", l)
 }
 
-// EncryptedDomain returns the domain id of an encrypted launch token, so
-// the caller can find the secret to Decrypt it with.
+// SessionToken seals a verified launch into the token a classroom page
+// gives its WebSocket: the same claims as the launch, under a key of its
+// own, so a session token is not a launch link and a launch token is not
+// a session.
+func SessionToken(secret []byte, l Launch) string {
+	return seal(secret, "session-v1", l)
+}
+
+// EncryptedDomain returns the domain id of an encrypted launch token or a
+// session token, so the caller can find the secret to open it with.
 func EncryptedDomain(token string) (int64, error) {
 	domain, _, ok := strings.Cut(token, ".")
 	n, err := strconv.ParseInt(domain, 10, 64)
@@ -161,12 +163,33 @@ func EncryptedDomain(token string) (int64, error) {
 
 // DecryptLaunch opens an encrypted launch token and checks its expiry.
 func DecryptLaunch(secret []byte, token string, now time.Time) (Launch, error) {
+	return open(secret, "launch-encrypt-v1", token, now)
+}
+
+// OpenSession opens a session token and checks its expiry.
+func OpenSession(secret []byte, token string, now time.Time) (Launch, error) {
+	return open(secret, "session-v1", token, now)
+}
+
+// seal returns {domain}.{base64url(nonce|ciphertext)} of l's claims under
+// a key derived from secret for purpose.
+func seal(secret []byte, purpose string, l Launch) string {
+	aead := newAEAD(secret, purpose)
+	nonce := make([]byte, aead.NonceSize())
+	rand.Read(nonce)
+	plain, _ := json.Marshal(l)
+	domain := strconv.FormatInt(l.Domain, 10)
+	sealed := aead.Seal(nonce, nonce, plain, []byte(domain))
+	return domain + "." + base64.RawURLEncoding.EncodeToString(sealed)
+}
+
+func open(secret []byte, purpose, token string, now time.Time) (Launch, error) {
 	domain, enc, ok := strings.Cut(token, ".")
 	if !ok {
 		return Launch{}, ErrInvalid
 	}
 	sealed, err := base64.RawURLEncoding.DecodeString(enc)
-	aead := newAEAD(secret)
+	aead := newAEAD(secret, purpose)
 	if err != nil || len(sealed) < aead.NonceSize() {
 		return Launch{}, ErrInvalid
 	}
@@ -184,8 +207,8 @@ func DecryptLaunch(secret []byte, token string, now time.Time) (Launch, error) {
 	return l, nil
 }
 
-func newAEAD(secret []byte) cipher.AEAD {
-	block, err := aes.NewCipher(derive(secret, "launch-encrypt-v1"))
+func newAEAD(secret []byte, purpose string) cipher.AEAD {
+	block, err := aes.NewCipher(derive(secret, purpose))
 	if err != nil {
 		panic(err) // a 32-byte key never fails
 	}

@@ -122,3 +122,31 @@ func TestRecordingLink(t *testing.T) {
 		t.Errorf("expired: %v", err)
 	}
 }
+
+func TestSessionToken(t *testing.T) {
+	token := SessionToken(secret, claims)
+	if d, err := EncryptedDomain(token); err != nil || d != 3 {
+		t.Fatalf("domain %d %v", d, err)
+	}
+	l, err := OpenSession(secret, token, now)
+	if err != nil || !l.Expires.Equal(claims.Expires) {
+		t.Fatalf("open: %+v %v", l, err)
+	}
+	if l.Expires = claims.Expires; l != claims {
+		t.Fatalf("claims changed: %+v", l)
+	}
+	if _, err := OpenSession(secret, token, now.Add(2*time.Hour)); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired: %v", err)
+	}
+	// A session token does not open as a launch, nor a launch as a session.
+	if _, err := DecryptLaunch(secret, token, now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("session opened as launch: %v", err)
+	}
+	launch := strings.TrimPrefix(EncryptedLaunchURL("http://h", secret, claims), "http://h/classroom/e/")
+	if _, err := OpenSession(secret, launch, now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("launch opened as session: %v", err)
+	}
+	if _, err := OpenSession([]byte("another domain's secret, 32 byte"), token, now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other secret: %v", err)
+	}
+}

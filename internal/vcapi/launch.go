@@ -9,11 +9,11 @@ import (
 	"github.com/lectern-lms/lectern/internal/signing"
 )
 
-// How early each role may enter before a sitting starts, and how long a
-// launch link outlives the sitting when the class timer may be extended
-// (isExtend 0).
+// How early a student may enter before a sitting starts (a teacher gets
+// links at any time before the sitting ends, to prepare the room), and how
+// long a launch link outlives the sitting when the class timer may be
+// extended (isExtend 0).
 const (
-	TeacherEarlyEntry = 30 * time.Minute
 	StudentEarlyEntry = 10 * time.Minute
 	ExtendGrace       = 60 * time.Minute
 )
@@ -53,11 +53,7 @@ func (a *API) getClassLaunch(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	early := StudentEarlyEntry
-	if teacher == 1 {
-		early = TeacherEarlyEntry
-	}
-	if now.Before(occ.Start.Add(-early)) {
+	if teacher == 0 && now.Before(occ.Start.Add(-StudentEarlyEntry)) {
 		return nil, fail("Class is upcoming")
 	}
 	expires := occ.End

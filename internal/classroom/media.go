@@ -1,0 +1,59 @@
+package classroom
+
+import (
+	"encoding/json"
+
+	"github.com/pion/webrtc/v4"
+
+	"github.com/lectern-lms/lectern/internal/classroom/room"
+	"github.com/lectern-lms/lectern/internal/classroom/sfu"
+)
+
+// SFUMedia makes rooms' media engines on s.
+func SFUMedia(s *sfu.SFU) room.MediaFactory {
+	return func(send func(string, room.Signal), ended func(string)) room.Media {
+		m := &sfuMedia{}
+		m.r = s.NewRoom(func(conn string, sig sfu.Signal) {
+			out := room.Signal{Kind: sig.Kind, Stream: sig.Stream, UserID: sig.UserID, Label: sig.Label, SDP: sig.SDP}
+			if sig.Candidate != nil {
+				out.Candidate, _ = json.Marshal(sig.Candidate)
+			}
+			send(conn, out)
+		}, func(e sfu.Event) {
+			if e.Kind == "ended" {
+				ended(e.Stream)
+			}
+		})
+		return m
+	}
+}
+
+// sfuMedia adapts an sfu.Room to the room service's Media.
+type sfuMedia struct{ r *sfu.Room }
+
+func (m *sfuMedia) AddConn(conn, userID string, receive bool) { m.r.AddConn(conn, userID, receive) }
+func (m *sfuMedia) RemoveConn(conn string)                    { m.r.RemoveConn(conn) }
+func (m *sfuMedia) CloseStream(id string)                     { m.r.CloseStream(id) }
+func (m *sfuMedia) Close()                                    { m.r.Close() }
+
+func (m *sfuMedia) Publish(conn, clientStream, label, sdp string) (string, error) {
+	return m.r.Publish(conn, clientStream, label, sdp)
+}
+
+func (m *sfuMedia) Signal(conn string, sig room.Signal) error {
+	out := sfu.Signal{Kind: sig.Kind, Stream: sig.Stream, SDP: sig.SDP}
+	if len(sig.Candidate) > 0 && string(sig.Candidate) != "null" {
+		var c webrtc.ICECandidateInit
+		if err := json.Unmarshal(sig.Candidate, &c); err != nil {
+			return errBadCandidate
+		}
+		out.Candidate = &c
+	}
+	return m.r.Signal(conn, out)
+}
+
+type candidateError struct{}
+
+func (candidateError) Error() string { return "candidate must be an RTCIceCandidateInit object." }
+
+var errBadCandidate error = candidateError{}

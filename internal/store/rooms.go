@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// AddRoomChat stores a chat message of a sitting and returns it with its
+// id.
+func (s *Store) AddRoomChat(ctx context.Context, domainID int64, m lms.ChatMessage) (lms.ChatMessage, error) {
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		m.ID, err = tx.insert(ctx, `INSERT INTO room_chat (domain_id, class_id, occurrence_seq, from_ref, from_name, to_ref, body, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, domainID, m.ClassID, m.OccurrenceSeq, m.From, m.FromName, m.To, m.Text, formatTime(m.At))
+		if errors.Is(err, errForeignKey) {
+			return lms.NotFoundf("live class %d not found", m.ClassID)
+		}
+		return err
+	})
+	return m, err
+}
+
+// RoomChat returns the last limit messages of a sitting, oldest first.
+func (s *Store) RoomChat(ctx context.Context, domainID, classID int64, seq, limit int) ([]lms.ChatMessage, error) {
+	rows, err := s.read().query(ctx, `SELECT id, from_ref, from_name, to_ref, body, at FROM room_chat
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ? ORDER BY id DESC LIMIT ?`, domainID, classID, seq, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lms.ChatMessage
+	for rows.Next() {
+		m := lms.ChatMessage{ClassID: classID, OccurrenceSeq: seq}
+		var at string
+		if err := rows.Scan(&m.ID, &m.From, &m.FromName, &m.To, &m.Text, &at); err != nil {
+			return nil, err
+		}
+		m.At = parseTime(at)
+		out = append(out, m)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, rows.Err()
+}
+
+// AddRoomRemoval records that a user was removed from a sitting. Removing
+// the same user twice is not an error.
+func (s *Store) AddRoomRemoval(ctx context.Context, domainID, classID int64, seq int, userRef string, at time.Time) error {
+	return s.tx(ctx, func(tx db) error {
+		_, err := tx.exec(ctx, `INSERT INTO room_removals (domain_id, class_id, occurrence_seq, user_ref, at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, domainID, classID, seq, userRef, formatTime(at))
+		return err
+	})
+}
+
+// RoomRemovals returns the users removed from a sitting.
+func (s *Store) RoomRemovals(ctx context.Context, domainID, classID int64, seq int) ([]string, error) {
+	rows, err := s.read().query(ctx, `SELECT user_ref FROM room_removals
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ? ORDER BY at, user_ref`, domainID, classID, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var ref string
+		if err := rows.Scan(&ref); err != nil {
+			return nil, err
+		}
+		out = append(out, ref)
+	}
+	return out, rows.Err()
+}
+
+// Sitting returns what the store keeps of a sitting's room; a sitting
+// whose room never opened has zero values.
+func (s *Store) Sitting(ctx context.Context, domainID, classID int64, seq int) (lms.Sitting, error) {
+	st := lms.Sitting{ClassID: classID, OccurrenceSeq: seq}
+	var opened, ended string
+	err := s.read().queryRow(ctx, `SELECT extended_minutes, opened_at, ended_at FROM room_sittings
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq).Scan(&st.ExtendedMinutes, &opened, &ended)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	st.OpenedAt, st.EndedAt = parseOptionalTime(opened), parseOptionalTime(ended)
+	return st, nil
+}
+
+// SaveSitting writes a sitting's room state.
+func (s *Store) SaveSitting(ctx context.Context, domainID int64, st lms.Sitting) error {
+	return s.tx(ctx, func(tx db) error {
+		_, err := tx.exec(ctx, `INSERT INTO room_sittings (domain_id, class_id, occurrence_seq, extended_minutes, opened_at, ended_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (domain_id, class_id, occurrence_seq) DO UPDATE SET extended_minutes = excluded.extended_minutes,
+				opened_at = excluded.opened_at, ended_at = excluded.ended_at`,
+			domainID, st.ClassID, st.OccurrenceSeq, st.ExtendedMinutes, formatOptionalTime(st.OpenedAt), formatOptionalTime(st.EndedAt))
+		if errors.Is(mapErr(err), errForeignKey) {
+			return lms.NotFoundf("live class %d not found", st.ClassID)
+		}
+		return err
+	})
+}
+
+func formatOptionalTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return formatTime(t)
+}
+
+func parseOptionalTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	return parseTime(s)
+}
+
+// CloseOpenAttendance writes a leave event at instant at for every join
+// that has none, in every domain: a server that stopped without its rooms
+// closing them (a crash, a kill) closes them at its restart. It returns how
+// many sessions it closed.
+func (s *Store) CloseOpenAttendance(ctx context.Context, at time.Time) (int, error) {
+	closed := 0
+	err := s.tx(ctx, func(tx db) error {
+		rows, err := tx.query(ctx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
+			SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
+			FROM attendance_events GROUP BY domain_id, class_id, occurrence_seq, user_ref
+			HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`)
+		if err != nil {
+			return err
+		}
+		type open struct {
+			domain, class int64
+			seq           int
+			ref, name     string
+			teacher, n    int
+		}
+		var opens []open
+		for rows.Next() {
+			var o open
+			if err := rows.Scan(&o.domain, &o.class, &o.seq, &o.ref, &o.name, &o.teacher, &o.n); err != nil {
+				rows.Close()
+				return err
+			}
+			opens = append(opens, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, o := range opens {
+			for range o.n {
+				if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
+					user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+					o.domain, o.class, o.seq, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
+					return err
+				}
+				closed++
+			}
+		}
+		return nil
+	})
+	return closed, err
+}
+
+// AwardClassAttended gives an LMS user the domain's class_attended points
+// for a sitting, once: a second call for the same sitting gives nothing.
+// It reports whether points were given (false also when the domain has no
+// such rule or no LMS user with that id).
+func (s *Store) AwardClassAttended(ctx context.Context, domainID, userID, classID int64, seq int) (bool, error) {
+	reason := fmt.Sprintf("attended class %d, sitting %d", classID, seq)
+	given := false
+	err := s.tx(ctx, func(tx db) error {
+		if err := lockUser(ctx, tx, domainID, userID); err != nil {
+			if lms.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		done, err := tx.exists(ctx, `SELECT 1 FROM points_ledger WHERE domain_id = ? AND user_id = ? AND event = ? AND reason = ?`,
+			domainID, userID, EventClassAttended, reason)
+		if err != nil || done {
+			return err
+		}
+		before, err := tx.count(ctx, "SELECT COUNT(*) FROM points_ledger WHERE domain_id = ? AND user_id = ?", domainID, userID)
+		if err != nil {
+			return err
+		}
+		if err := s.awardEvent(ctx, tx, domainID, userID, EventClassAttended, reason); err != nil {
+			return err
+		}
+		after, err := tx.count(ctx, "SELECT COUNT(*) FROM points_ledger WHERE domain_id = ? AND user_id = ?", domainID, userID)
+		given = after > before
+		return err
+	})
+	return given, err
+}
