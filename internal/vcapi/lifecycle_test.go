@@ -37,7 +37,7 @@ func TestClassLifeCycle(t *testing.T) {
 				"lessonName", "Lesson 1", "courseName", "History"))
 			for _, u := range []string{r["launchurl"].(string), r["encryptedlaunchurl"].(string)} {
 				status, page, _ := fetch(t, e, u, nil)
-				if status != 200 || !strings.Contains(page, "Life &amp; Times") || !strings.Contains(page, `id="role">`+role.name) {
+				if status != 200 || !strings.Contains(page, "Life &amp; Times") || bootData(t, page)["role"] != role.name {
 					t.Errorf("%s page %s: %d %s", role.name, u, status, page)
 				}
 			}
