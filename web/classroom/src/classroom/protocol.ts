@@ -1,0 +1,160 @@
+// Message shapes of docs/classroom-protocol.md (version 1).
+
+export const PROTOCOL = 1;
+
+export interface Boot {
+  session: string;
+  ws: string;
+  check: string;
+  protocol: number;
+  title?: string;
+  userName?: string;
+  role?: string;
+}
+
+export type Quality = 'good' | 'fair' | 'poor' | 'unknown';
+
+export interface Participant {
+  userId: string;
+  name: string;
+  role: string;
+  devices: number;
+  audio: boolean;
+  video: boolean;
+  screen: boolean;
+  hand: boolean;
+  canAudio: boolean;
+  canVideo: boolean;
+  canScreen: boolean;
+  canDraw: boolean;
+  quality: Quality;
+}
+
+export interface ChatMessage {
+  id: number;
+  from: string;
+  fromName: string;
+  to: string;
+  text: string;
+  at: string;
+}
+
+export type StreamLabel = 'camera' | 'mic' | 'screen';
+
+export interface StreamInfo {
+  id: string;
+  userId: string;
+  label: StreamLabel | string;
+}
+
+export interface Settings {
+  board: number;
+  corporate: number;
+  screenshare: number;
+  privateChat: number;
+  lang: number;
+  record: number;
+  extend: number;
+  seats: number;
+}
+
+export interface You {
+  userId: string;
+  name: string;
+  role: string;
+}
+
+export interface ClassInfo {
+  id: number;
+  title: string;
+  sitting: number;
+  startsAt: string;
+  endsAt: string;
+}
+
+export interface Snapshot {
+  participants: Participant[];
+  chat: ChatMessage[];
+  hands: string[];
+  streams: StreamInfo[];
+}
+
+export interface Welcome {
+  type: 'welcome';
+  protocol: number;
+  conn: string;
+  seq: number;
+  resumed: boolean;
+  you: You;
+  permissions: string[];
+  settings: Settings;
+  lang: string;
+  class: ClassInfo;
+  endsAt: string;
+  ice?: RTCConfiguration;
+  snapshot: Snapshot | null;
+}
+
+export interface Fail {
+  type: 'fail';
+  code: string;
+  message?: string;
+}
+
+export type RoomEvent =
+  | { type: 'event'; seq: number; kind: 'join' | 'update'; participant: Participant }
+  | { type: 'event'; seq: number; kind: 'leave'; userId: string }
+  | { type: 'event'; seq: number; kind: 'chat'; message: ChatMessage }
+  | { type: 'event'; seq: number; kind: 'hands'; hands: string[] }
+  | { type: 'event'; seq: number; kind: 'timer'; endsAt: string }
+  | { type: 'event'; seq: number; kind: 'stream'; stream: StreamInfo }
+  | { type: 'event'; seq: number; kind: 'unstream'; id: string }
+  | { type: 'event'; seq: number; kind: 'ended'; reason: string };
+
+export interface Notice {
+  type: 'notice';
+  key: string;
+  by?: string;
+  endsAt?: string;
+}
+
+export interface ServerError {
+  type: 'error';
+  ref?: number;
+  code: string;
+  message?: string;
+}
+
+export interface Rtc {
+  type: 'rtc';
+  kind: 'offer' | 'answer' | 'ice' | 'close';
+  stream: string;
+  userId?: string;
+  label?: string;
+  sdp?: string;
+  candidate?: RTCIceCandidateInit;
+}
+
+export type ServerMessage =
+  | Welcome
+  | Fail
+  | RoomEvent
+  | Notice
+  | ServerError
+  | Rtc
+  | { type: 'pong' };
+
+/** Moderation actions a teacher may take on one participant. */
+export type ModerateAction =
+  | 'mute'
+  | 'stop-video'
+  | 'allow-media'
+  | 'revoke-media'
+  | 'allow-screen'
+  | 'revoke-screen'
+  | 'allow-draw'
+  | 'revoke-draw'
+  | 'lower-hand'
+  | 'remove';
+
+export type RoomAction = 'mute-all' | 'extend' | 'end';

@@ -1,0 +1,140 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../../shared/i18n';
+import type { Classroom, State } from '../client';
+import { clockTime } from './format';
+import { ErrorLine } from './Errors';
+
+const MAX = 2000;
+
+export function Chat({ room, s }: { room: Classroom; s: State }) {
+  const [text, setText] = useState('');
+  const [to, setTo] = useState('');
+  const log = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const me = s.you;
+  const op = s.permissions.includes('op');
+  const canChat = s.permissions.includes('chat');
+  const canPrivate = canChat && s.permissions.includes('chat:private');
+  const teacherOnly = s.settings.privateChat === 1 && !op && me?.role !== 'teacher';
+  const recipients = Object.values(s.participants)
+    .filter((p) => p.userId !== me?.userId && (!teacherOnly || p.role === 'teacher'))
+    .sort((a, b) => a.name.localeCompare(b.name));
+
+  // A recipient who left (or is no longer allowed) falls back to everyone.
+  useEffect(() => {
+    if (to && !recipients.some((p) => p.userId === to)) setTo('');
+  });
+
+  useLayoutEffect(() => {
+    const el = log.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [s.chat.length]);
+
+  const joined = s.phase === 'joined' && !s.reconnecting;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (room.sendChat(text, canPrivate ? to : '')) {
+      setText('');
+      stick.current = true;
+    }
+  };
+  const nameOf = (id: string) => s.participants[id]?.name ?? '';
+  const errors = s.errors.filter((x) => x.where === 'chat');
+  return (
+    <section class="panel chat" aria-labelledby="chat-heading">
+      <h2 id="chat-heading" class="panel-title">
+        {t('chat.title')}
+      </h2>
+      <div
+        class="messages"
+        ref={log}
+        role="log"
+        aria-live="polite"
+        aria-relevant="additions"
+        aria-labelledby="chat-heading"
+        tabIndex={0}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        <ol class="message-list">
+        {s.chat.length === 0 ? <li class="messages-empty">{t('chat.empty')}</li> : null}
+        {s.chat.map((m) => {
+          const mine = m.from === me?.userId;
+          const priv = !!m.to;
+          const toText = priv
+            ? m.to === me?.userId
+              ? t('chat.toYou')
+              : t('chat.toName', { name: nameOf(m.to) || m.to })
+            : '';
+          return (
+            <li
+              key={m.id}
+              class={`message ${mine ? 'message-mine' : ''} ${priv ? 'message-private' : ''}`}
+              data-testid="chat-message"
+              data-from={m.from}
+              data-to={m.to}
+            >
+              <div class="message-meta">
+                <span class="message-from">{mine ? t('chat.you') : m.fromName}</span>
+                {priv ? <span class="message-private-tag">{toText}</span> : null}
+                <time dateTime={m.at}>{clockTime(m.at)}</time>
+              </div>
+              <p class="text">{m.text}</p>
+            </li>
+          );
+        })}
+        </ol>
+      </div>
+      <div class="chat-errors">
+        {errors.map((e) => (
+          <ErrorLine key={e.id} e={e} onDismiss={() => room.dismissError(e.id)} />
+        ))}
+      </div>
+      {canChat ? (
+        <form class="chat-form" onSubmit={submit}>
+          {canPrivate ? (
+            <div class="chat-to">
+              <label for="chat-to">{t('chat.to')}</label>
+              <select id="chat-to" value={to} onChange={(e) => setTo(e.currentTarget.value)}>
+                <option value="">{t('chat.everyone')}</option>
+                {recipients.map((p) => (
+                  <option key={p.userId} value={p.userId}>
+                    {p.role === 'teacher' ? t('chat.teacherName', { name: p.name }) : p.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
+          <div class="chat-compose">
+            <label for="chat-input" class="sr-only">
+              {t('chat.message')}
+            </label>
+            <textarea
+              id="chat-input"
+              rows={2}
+              maxLength={MAX}
+              value={text}
+              placeholder={to ? t('chat.placeholderPrivate', { name: nameOf(to) }) : t('chat.placeholder')}
+              onInput={(e) => setText(e.currentTarget.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) submit(e);
+              }}
+            />
+            <button type="submit" id="chat-send" class="btn btn-primary" disabled={!joined || !text.trim()}>
+              {t('chat.send')}
+            </button>
+          </div>
+          {text.length > MAX - 200 ? (
+            <p class="chat-count" aria-live="polite">
+              {t('chat.charsLeft', { count: MAX - text.length })}
+            </p>
+          ) : null}
+        </form>
+      ) : (
+        <p class="chat-off">{t('chat.off')}</p>
+      )}
+    </section>
+  );
+}
