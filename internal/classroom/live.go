@@ -234,7 +234,10 @@ func (p *Pages) checkOffer(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	answer, err := p.Check(ctx, body.SDP)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		// The media engine's text may name its internals: log it, answer
+		// in general terms.
+		p.Logger.Warn("connectivity check", "err", err)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "The connectivity check could not be started. Try again in a minute."})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"sdp": answer})

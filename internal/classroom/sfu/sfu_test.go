@@ -15,6 +15,7 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/rtcp"
+	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
 )
@@ -55,6 +56,10 @@ func clientAPI(t *testing.T) *webrtc.API {
 	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
 	me := &webrtc.MediaEngine{}
 	if err := me.RegisterDefaultCodecs(); err != nil {
+		t.Fatal(err)
+	}
+	// Browsers offer and accept the audio level.
+	if err := me.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: audioLevelURI}, webrtc.RTPCodecTypeAudio); err != nil {
 		t.Fatal(err)
 	}
 	ir := &interceptor.Registry{}
@@ -124,10 +129,11 @@ type client struct {
 	inbox       chan Signal
 	done        chan struct{}
 	mu          sync.Mutex
-	pcs         map[string]*webrtc.PeerConnection // by stream id (own id for publications)
-	offers      map[string]Signal                 // server offers received, by stream
-	packets     map[string]*atomic.Int64          // RTP received, by server stream id
-	closes      []string                          // streams closed by the server
+	pcs         map[string]*webrtc.PeerConnection      // by stream id (own id for publications)
+	offers      map[string]Signal                      // server offers received, by stream
+	packets     map[string]*atomic.Int64               // RTP received, by server stream id
+	last        map[string]*atomic.Pointer[rtp.Packet] // last RTP packet, by server stream id
+	closes      []string                               // streams closed by the server
 	pubPending  map[string][]webrtc.ICECandidateInit
 	published   map[string]bool
 	signalError []error
@@ -150,6 +156,7 @@ func (h *harness) joinClient(conn, user string, receive, active bool) *client {
 		pcs:        make(map[string]*webrtc.PeerConnection),
 		offers:     make(map[string]Signal),
 		packets:    make(map[string]*atomic.Int64),
+		last:       make(map[string]*atomic.Pointer[rtp.Packet]),
 		pubPending: make(map[string][]webrtc.ICECandidateInit),
 		published:  make(map[string]bool),
 	}
@@ -210,18 +217,21 @@ func (c *client) handle(sig Signal) {
 			t.Error(err)
 			return
 		}
-		n := &atomic.Int64{}
+		n, last := &atomic.Int64{}, &atomic.Pointer[rtp.Packet]{}
 		c.mu.Lock()
 		c.pcs[sig.Stream] = pc
 		c.offers[sig.Stream] = sig
 		c.packets[sig.Stream] = n
+		c.last[sig.Stream] = last
 		c.mu.Unlock()
 		stream := sig.Stream
 		pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
 			for {
-				if _, _, err := tr.ReadRTP(); err != nil {
+				p, _, err := tr.ReadRTP()
+				if err != nil {
 					return
 				}
+				last.Store(p)
 				n.Add(1)
 			}
 		})
@@ -771,4 +781,107 @@ func checkEcho(t *testing.T, s *SFU, pc *webrtc.PeerConnection) string {
 		t.Fatal("no echo")
 		return ""
 	}
+}
+
+// TestHeaderExtensions checks that the audio level is passed on under the
+// id negotiated with the subscriber, and that other extensions are not.
+func TestHeaderExtensions(t *testing.T) {
+	s := newTestSFU(t)
+	h := newHarness(t, s)
+	ann := h.join("c1", "ann", false)
+	bob := h.join("c2", "bob", true)
+
+	// A publisher whose extension ids differ from the server's.
+	var se webrtc.SettingEngine
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	me := &webrtc.MediaEngine{}
+	if err := me.RegisterDefaultCodecs(); err != nil {
+		t.Fatal(err)
+	}
+	for _, uri := range []string{"urn:example:one", "urn:example:two", "urn:example:three", audioLevelURI} {
+		if err := me.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: uri}, webrtc.RTPCodecTypeAudio); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc, err := webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(me)).NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	track, err := webrtc.NewTrackLocalStaticRTP(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2}, "a", "mic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pc.AddTrack(track); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(offer); err != nil {
+		t.Fatal(err)
+	}
+	<-gathered // not trickled: the candidates are in the offer
+	ann.mu.Lock()
+	ann.pcs["mic"] = pc // the client loop applies the answer
+	ann.mu.Unlock()
+	mic, err := h.room.Publish("c1", "mic", "mic", pc.LocalDescription().SDP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the answer", func() bool { return pc.RemoteDescription() != nil })
+	pubID := extensionID(t, pc.GetTransceivers()[0].Sender().GetParameters().HeaderExtensions)
+
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for seq := uint16(1); ; seq++ {
+			select {
+			case <-bob.done:
+				return
+			case <-tick.C:
+			}
+			p := &rtp.Packet{
+				Header:  rtp.Header{Version: 2, SequenceNumber: seq, Timestamp: uint32(seq) * 960},
+				Payload: []byte{0xf8, 0xff, 0xfe},
+			}
+			p.Header.SetExtension(pubID, []byte{0x85})
+			p.Header.SetExtension(1, []byte{0x42, 0x42}) // "urn:example:one", not negotiated
+			if err := track.WriteRTP(p); err != nil {
+				return
+			}
+		}
+	}()
+	eventually(t, "audio at bob", func() bool { return bob.received(mic) > 0 })
+	bob.mu.Lock()
+	sub, last := bob.pcs[mic], bob.last[mic].Load()
+	bob.mu.Unlock()
+	subID := extensionID(t, sub.GetTransceivers()[0].Receiver().GetParameters().HeaderExtensions)
+	if subID == pubID {
+		t.Errorf("audio level has id %d on both sides; the test needs different ids", subID)
+	}
+	if got := last.Header.GetExtension(subID); len(got) != 1 || got[0] != 0x85 {
+		t.Errorf("audio level at the subscriber: % x, want 85", got)
+	}
+	for _, id := range last.Header.GetExtensionIDs() {
+		if string(last.Header.GetExtension(id)) == "\x42\x42" {
+			t.Errorf("an extension the server does not forward arrived with id %d", id)
+		}
+	}
+}
+
+// extensionID returns the audio level's negotiated id.
+func extensionID(t *testing.T, exts []webrtc.RTPHeaderExtensionParameter) uint8 {
+	t.Helper()
+	for _, e := range exts {
+		if e.URI == audioLevelURI {
+			return uint8(e.ID)
+		}
+	}
+	t.Fatalf("audio level not negotiated: %+v", exts)
+	return 0
 }
