@@ -131,6 +131,7 @@ type client struct {
 	mu          sync.Mutex
 	pcs         map[string]*webrtc.PeerConnection      // by stream id (own id for publications)
 	offers      map[string]Signal                      // server offers received, by stream
+	offerTotal  int                                    // server offers received
 	packets     map[string]*atomic.Int64               // RTP received, by server stream id
 	last        map[string]*atomic.Pointer[rtp.Packet] // last RTP packet, by server stream id
 	closes      []string                               // streams closed by the server
@@ -221,6 +222,7 @@ func (c *client) handle(sig Signal) {
 		c.mu.Lock()
 		c.pcs[sig.Stream] = pc
 		c.offers[sig.Stream] = sig
+		c.offerTotal++
 		c.packets[sig.Stream] = n
 		c.last[sig.Stream] = last
 		c.mu.Unlock()
@@ -884,4 +886,32 @@ func extensionID(t *testing.T, exts []webrtc.RTPHeaderExtensionParameter) uint8 
 	}
 	t.Fatalf("audio level not negotiated: %+v", exts)
 	return 0
+}
+
+// TestSubscriberReoffer checks that a forwarding PeerConnection that
+// closes on its own is closed and offered again.
+func TestSubscriberReoffer(t *testing.T) {
+	s := newTestSFU(t)
+	h := newHarness(t, s)
+	ann := h.join("c1", "ann", false)
+	bob := h.join("c2", "bob", true)
+	cam, _, err := ann.publish("cam", "camera", webrtc.RTPCodecTypeVideo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "media", func() bool { return bob.received(cam) > 0 })
+	bob.mu.Lock()
+	first := bob.pcs[cam]
+	bob.mu.Unlock()
+	first.Close() // as if the browser's side had failed, without a close signal
+	eventually(t, "a close", func() bool { return bob.closed(cam) })
+	eventually(t, "a new offer and media", func() bool {
+		bob.mu.Lock()
+		again := bob.offerTotal == 2 && bob.pcs[cam] != first
+		bob.mu.Unlock()
+		return again && bob.received(cam) > 0
+	})
+	if st := h.room.Stats(); st.Subscriptions != 1 {
+		t.Errorf("%d subscriptions, want 1", st.Subscriptions)
+	}
 }
