@@ -2,6 +2,7 @@ package classroom
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/pion/webrtc/v4"
 
@@ -40,16 +41,26 @@ func (m *sfuMedia) Publish(conn, clientStream, label, sdp string) (string, error
 	return m.r.Publish(conn, clientStream, label, sdp)
 }
 
+// Signal passes a client's signal on. A null candidate (a browser's end
+// of gathering) needs no forwarding, and a signal for a stream that has
+// just ended (a close crossed it) is dropped quietly.
 func (m *sfuMedia) Signal(conn string, sig room.Signal) error {
 	out := sfu.Signal{Kind: sig.Kind, Stream: sig.Stream, SDP: sig.SDP}
-	if len(sig.Candidate) > 0 && string(sig.Candidate) != "null" {
+	if sig.Kind == "ice" {
+		if len(sig.Candidate) == 0 || string(sig.Candidate) == "null" {
+			return nil
+		}
 		var c webrtc.ICECandidateInit
 		if err := json.Unmarshal(sig.Candidate, &c); err != nil {
 			return errBadCandidate
 		}
 		out.Candidate = &c
 	}
-	return m.r.Signal(conn, out)
+	err := m.r.Signal(conn, out)
+	if errors.Is(err, sfu.ErrUnknownStream) {
+		return nil
+	}
+	return err
 }
 
 type candidateError struct{}
