@@ -153,11 +153,7 @@ func (r *Room) moderate(c *Conn, teacher *user, m clientMsg, fail func(code, msg
 		r.tell(u, "camera-stopped", teacher.id)
 	case "allow-media":
 		u.media = &yes
-		if u.hand {
-			u.hand = false
-			r.hands = slices.DeleteFunc(r.hands, func(id string) bool { return id == u.id })
-			r.broadcast(eventMsg{Kind: "hands", Hands: r.handList()}, nil, nil)
-		}
+		r.setHand(u, false) // the hand asked for this
 		r.tell(u, "media-allowed", teacher.id)
 	case "revoke-media":
 		u.media = &no
