@@ -114,7 +114,7 @@ const CHAT_KEEP = 500;
 const PING_EVERY = 10_000;
 const QUALITY_EVERY = 5_000;
 /** Without any message for this long, the socket is taken as dead. */
-const SILENCE_LIMIT = 30_000;
+const SILENCE_LIMIT = 20_000;
 const HELLO_TIMEOUT = 15_000;
 
 const SHORT: Record<StreamLabel, string> = { camera: 'cam', mic: 'mic', screen: 'screen' };
@@ -217,7 +217,19 @@ export class Classroom {
     window.addEventListener('online', () => {
       if (!this.ws && !this.terminal) this.connectNow();
     });
+    window.addEventListener('offline', () => {
+      // The socket may linger for a while on a dead network: drop it now.
+      const ws = this.ws;
+      if (ws && !this.terminal) {
+        ws.close();
+        this.dropped();
+      }
+    });
     window.addEventListener('pagehide', () => this.shutdown());
+    // Back from the back/forward cache, the connection is gone: start over.
+    window.addEventListener('pageshow', (ev) => {
+      if (ev.persisted) location.reload();
+    });
     this.connect();
   }
 
@@ -264,8 +276,12 @@ export class Classroom {
       }
       this.handle(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
+      // Close reasons of the protocol's "Closing": removed and replaced are
+      // final; anything else (restart, slow, network) is resumed.
+      if (ev.reason === 'removed') this.fail('removed', '');
+      else if (ev.reason === 'replaced') this.fail('session-replaced', '');
       this.dropped();
     };
   }
@@ -332,6 +348,9 @@ export class Classroom {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'ping' }));
     }, PING_EVERY);
     this.qualityTimer = window.setInterval(() => void this.reportQuality(), QUALITY_EVERY);
+    // A first ping at once gives a round-trip time before any media flows.
+    this.pingSentAt = Date.now();
+    ws?.send(JSON.stringify({ type: 'ping' }));
   }
 
   private async reportQuality(): Promise<void> {
@@ -402,14 +421,17 @@ export class Classroom {
       endsAt: w.endsAt ?? w.class?.endsAt ?? '',
     };
     this.ice = w.ice;
+    // The server ends a connection's streams when its socket closes, resumed
+    // or not: drop every peer connection, publish again what was on, and
+    // the server offers the others' streams again.
+    this.republish = [];
+    for (const label of Object.keys(this.sending) as StreamLabel[]) {
+      if (this.state.pub[label] !== 'off') this.republish.push(label);
+      this.unpublish(label, false);
+    }
+    for (const e of [...this.pcs.values()]) this.closePc(e);
+    patch.remote = [];
     if (!w.resumed || w.snapshot) {
-      // A new connection: the old one's streams are gone on the server.
-      this.republish = [];
-      for (const label of Object.keys(this.sending) as StreamLabel[]) {
-        if (this.state.pub[label] === 'on') this.republish.push(label);
-        this.unpublish(label, false);
-      }
-      for (const e of [...this.pcs.values()]) this.closePc(e);
       const snap = w.snapshot ?? { participants: [], chat: [], hands: [], streams: [] };
       const participants: Record<string, Participant> = {};
       for (const p of snap.participants ?? []) participants[p.userId] = p;
@@ -420,7 +442,6 @@ export class Classroom {
         streams,
         chat: (snap.chat ?? []).slice(-CHAT_KEEP),
         hands: snap.hands ?? [],
-        remote: [],
       });
     }
     this.set(patch);

@@ -243,7 +243,7 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
     requestAnimationFrame(() => document.getElementById(`tab-${v}`)?.focus());
   };
   return (
-    <div class={`room layout-${board}`}>
+    <div class={`room layout-${board} ${tabs ? 'with-tabs' : ''}`}>
       <a class="skip" href={chat ? '#chat-input' : '#people-heading'}>
         {chat ? t('app.skipToChat') : t('app.skipToPeople')}
       </a>
@@ -266,7 +266,7 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
         <div class="work">
           <Board canDraw={s.permissions.includes('draw')} />
           {media ? <Stage room={room} s={s} /> : null}
-          <Controls room={room} s={s} media={media} />
+          {media || !op ? <Controls room={room} s={s} media={media} /> : null}
         </div>
         <aside class="side" aria-label={t('app.sidebar')}>
           {tabs ? (

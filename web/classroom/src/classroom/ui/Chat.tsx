@@ -14,8 +14,9 @@ export function Chat({ room, s }: { room: Classroom; s: State }) {
   const me = s.you;
   const op = s.permissions.includes('op');
   const canChat = s.permissions.includes('chat');
-  const canPrivate = canChat && s.permissions.includes('chat:private');
-  const teacherOnly = s.settings.privateChat === 1 && !op && me?.role !== 'teacher';
+  // chat:private lets one message anyone privately; without it (a student
+  // when isPrivateChat is 1) private messages may go to a teacher only.
+  const teacherOnly = !s.permissions.includes('chat:private') && !op;
   const recipients = Object.values(s.participants)
     .filter((p) => p.userId !== me?.userId && (!teacherOnly || p.role === 'teacher'))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -33,7 +34,7 @@ export function Chat({ room, s }: { room: Classroom; s: State }) {
   const joined = s.phase === 'joined' && !s.reconnecting;
   const submit = (e: Event) => {
     e.preventDefault();
-    if (room.sendChat(text, canPrivate ? to : '')) {
+    if (room.sendChat(text, to)) {
       setText('');
       stick.current = true;
     }
@@ -94,7 +95,7 @@ export function Chat({ room, s }: { room: Classroom; s: State }) {
       </div>
       {canChat ? (
         <form class="chat-form" onSubmit={submit}>
-          {canPrivate ? (
+          {recipients.length > 0 || to ? (
             <div class="chat-to">
               <label for="chat-to">{t('chat.to')}</label>
               <select id="chat-to" value={to} onChange={(e) => setTo(e.currentTarget.value)}>

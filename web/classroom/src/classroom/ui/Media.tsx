@@ -190,7 +190,7 @@ export function Controls({ room, s, media }: { room: Classroom; s: State; media:
           onClick={() => room.setHand(!hand)}
         >
           <HandIcon />
-          <span>{hand ? t('controls.lowerHand') : t('controls.raiseHand')}</span>
+          <span>{t('controls.raiseHand')}</span>
         </button>
       ) : null}
       {noMedia ? <p class="controls-hint">{t('controls.askHint')}</p> : null}
