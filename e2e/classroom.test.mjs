@@ -9,7 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Server, Participant, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, log, sleep,
+  Server, Participant, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, log, sleep,
 } from './lib.mjs';
 
 const server = new Server();
@@ -32,7 +32,7 @@ process.on('exit', () => {
 // waits until every page says joined.
 async function join(participants) {
   await Promise.all(participants.map(async (p) => {
-    const resp = await p.open(p.url);
+    const resp = await p.open(p.url, { init: p.init });
     assert.equal(resp?.status(), 200, `${p.name}: launch page answered ${resp?.status()}`);
     try {
       await p.waitState('joined');
@@ -120,6 +120,10 @@ describe('class with media (isCorporate=1, isScreenshare=1, isPrivateChat=0)', (
       return grown;
     }));
     assert.equal(results.length, 3);
+    // Every candidate pair in use is on loopback (the namespace has nothing else).
+    const pairs = await selectedPairs(teacher.page);
+    log('teacher ICE pairs:', pairs.map((x) => `${x.direction} ${x.label}: ${x.local} <-> ${x.remote}`).join('; '));
+    for (const x of pairs) assert.match(`${x.local} ${x.remote}`, /^\S+ udp 127\.0\.0\.1:\d+ \S+ udp 127\.0\.0\.1:\d+$/, JSON.stringify(x));
     // Screenshots once the remote pictures are on screen.
     await waitVideosPlaying(teacher.page, 'video[data-stream-id][data-label="camera"]', 2);
     await waitVideosPlaying(s1.page, 'video[data-stream-id][data-label="camera"]', 2);
@@ -143,6 +147,7 @@ describe('class with media (isCorporate=1, isScreenshare=1, isPrivateChat=0)', (
     }));
     await waitVideosPlaying(s2.page, 'video[data-label="screen"]', 1);
     await s2.screenshot('student-screen-share.png');
+    await s2.screenshot('student-screen-share-full-page.png', { fullPage: true });
   });
 
   it('c: group chat reaches everyone; student-to-student private chat reaches only the recipient (isPrivateChat=0)', { timeout: 60_000 }, async () => {
@@ -209,6 +214,7 @@ describe('class without student media (isCorporate=0, isPrivateChat=1)', () => {
     classId = await server.schedule('Moderated', { isCorporate: 0, isPrivateChat: 1 });
     teacher.url = await server.launch(classId, { userId: teacher.userId, userName: 'Dora Teacher', teacher: true, encrypted: false });
     s1.url = await server.launch(classId, { userId: s1.userId, userName: 'Dan One' });
+    s1.init = chatRewriter;
     s2.url = await server.launch(classId, { userId: s2.userId, userName: 'Dee Two', encrypted: false });
     await join(all);
   }, { timeout: 90_000 });
@@ -217,19 +223,47 @@ describe('class without student media (isCorporate=0, isPrivateChat=1)', () => {
     await Promise.all(all.map((p) => p.close()));
   });
 
-  it('c: with isPrivateChat=1 a student-to-student message is refused and student-to-teacher works', { timeout: 60_000 }, async () => {
+  it('c: with isPrivateChat=1 a student-to-student private message is refused', { timeout: 60_000 }, async () => {
     const refused = `s1 to s2 ${Date.now()}`;
-    await sendChat(s1, refused, s2.userId);
+    const offered = await s1.page.locator(`#chat-to option[value="${s2.userId}"]`).count();
+    if (offered) {
+      // The UI offers the other student: the server must refuse.
+      await sendChat(s1, refused, s2.userId);
+    } else {
+      // The UI does not offer the other student (as it should not). Check
+      // the server all the same: the page's own chat message, with its
+      // recipient changed on the WebSocket to the other student.
+      log(`${s1.name}: the chat offers no way to write to ${s2.userId}; sending one with the recipient changed on the WebSocket`);
+      await s1.page.evaluate(([marker, to]) => { window.__e2eRewriteChat = { marker, to }; }, [refused, s2.userId]);
+      await s1.page.locator('#chat-input').fill(refused);
+      await s1.page.locator('#chat-send').click();
+    }
     const err = s1.page.locator('[data-testid="error"]');
     await err.first().waitFor({ state: 'visible', timeout: 10_000 });
     log(`${s1.name} error: code=${await err.first().getAttribute('data-code')} "${(await err.first().innerText()).trim()}"`);
+    assert.equal(await err.first().getAttribute('data-code'), 'forbidden');
+    await s1.screenshot('student-private-chat-refused.png');
     await sleep(1_000);
     await assertNoChat(s2, refused);
     await assertNoChat(teacher, refused);
+  });
 
+  it('c: with isPrivateChat=1 a student may write privately to the teacher only', { timeout: 60_000 }, async () => {
+    const to = s1.page.locator('#chat-to');
+    if (await to.count() === 0) {
+      await s1.screenshot('student-private-chat-no-recipient.png');
+      const perms = await s1.page.evaluate(() => window.lectern.state().permissions);
+      assert.fail(`${s1.name} has no #chat-to (recipient picker), so cannot write to the teacher privately; permissions ${JSON.stringify(perms)}`);
+    }
+    const options = await to.locator('option').evaluateAll((os) => os.map((o) => o.value));
+    assert.ok(options.includes(teacher.userId), `#chat-to does not offer the teacher: ${JSON.stringify(options)}`);
+    assert.ok(!options.includes(s2.userId), `#chat-to offers another student: ${JSON.stringify(options)}`);
     const toTeacher = `s1 to teacher ${Date.now()}`;
     await sendChat(s1, toTeacher, teacher.userId);
     await waitChat(teacher, toTeacher);
+    const got = teacher.page.locator('[data-testid="chat-message"]').filter({ hasText: toTeacher }).first();
+    assert.equal(await got.getAttribute('data-from'), s1.userId);
+    assert.equal(await got.getAttribute('data-to'), teacher.userId);
     await sleep(1_000);
     await assertNoChat(s2, toTeacher);
   });

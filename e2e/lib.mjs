@@ -213,11 +213,14 @@ export class Participant {
     this.console = [];
   }
 
-  async open(url) {
+  // open launches this participant's browser and loads url. init, when
+  // given, is a function run in the page before any of its scripts.
+  async open(url, { init } = {}) {
     this.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROME_ARGS, timeout: 30_000 });
     browsers.add(this.browser);
     const ctx = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
     this.page = await ctx.newPage();
+    if (init) await this.page.addInitScript(init);
     this.page.setDefaultTimeout(20_000);
     const logFile = artifact(`${this.name}.console.log`);
     fs.writeFileSync(logFile, '');
@@ -298,8 +301,8 @@ export async function recvStats(page) {
   });
 }
 
-// sendStats answers the outbound counters of the page's sending peer
-// connections (for diagnostics).
+// pcSummary answers the state of every peer connection of the page (for
+// diagnostics).
 export async function pcSummary(page) {
   return page.evaluate(async () => {
     const pcs = window.lectern?.pcs?.() || [];
@@ -366,4 +369,48 @@ export async function waitVideosPlaying(page, selector = 'video[data-stream-id]'
 export function durationSeconds(s) {
   const m = /^(\d+):(\d{2}):(\d{2})$/.exec(String(s));
   return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : NaN;
+}
+
+// selectedPairs answers, for every peer connection of the page, the local
+// and remote address of the ICE candidate pair in use.
+export async function selectedPairs(page) {
+  return page.evaluate(async () => {
+    const out = [];
+    for (const { stream, label, direction, pc } of window.lectern?.pcs?.() || []) {
+      const st = await pc.getStats();
+      let pair = null;
+      st.forEach((r) => {
+        if (r.type === 'transport' && r.selectedCandidatePairId) pair = st.get(r.selectedCandidatePairId);
+      });
+      if (!pair) st.forEach((r) => { if (r.type === 'candidate-pair' && r.nominated && r.state === 'succeeded') pair = r; });
+      const l = pair && st.get(pair.localCandidateId);
+      const r = pair && st.get(pair.remoteCandidateId);
+      out.push({ stream, label, direction,
+        local: l ? `${l.candidateType} ${l.protocol} ${l.address}:${l.port}` : null,
+        remote: r ? `${r.candidateType} ${r.protocol} ${r.address}:${r.port}` : null });
+    }
+    return out;
+  });
+}
+
+// chatRewriter, run in a page before its scripts (Participant.open init),
+// lets a test change the recipient of an outgoing chat message on the
+// WebSocket: a message whose text contains window.__e2eRewriteChat.marker
+// is sent with to = window.__e2eRewriteChat.to. It stands for a modified
+// client, to check what the server enforces when the UI offers no way.
+export function chatRewriter() {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const r = window.__e2eRewriteChat;
+    if (r && typeof data === 'string' && data.includes(r.marker)) {
+      try {
+        const m = JSON.parse(data);
+        if (m.type === 'chat' && String(m.text).includes(r.marker)) {
+          m.to = r.to;
+          data = JSON.stringify(m);
+        }
+      } catch {}
+    }
+    return send.call(this, data);
+  };
 }
