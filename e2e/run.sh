@@ -35,6 +35,11 @@ export CHROMIUM
 
 rm -rf e2e/artifacts
 mkdir -p e2e/artifacts
+# The server's data dir and the browsers' profiles go to a temporary
+# directory that is removed at the end, whatever happens.
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/lectern-e2e.XXXXXX")
+trap 'rm -rf "$E2E_TMP"' EXIT
+export TMPDIR=$E2E_TMP
 tests=${E2E_TESTS:-e2e/classroom.test.mjs}
 
 t=$(now)
