@@ -149,6 +149,10 @@ function RoomControls({ room, s }: { room: Classroom; s: State }) {
 
 function Banners({ room, s }: { room: Classroom; s: State }) {
   const now = useNow(5000);
+  // The server's ending-soon notice reaches those present 5 minutes before
+  // the end; someone who joins later sees the same banner from endsAt.
+  const left = s.endsAt ? Date.parse(s.endsAt) - now : NaN;
+  const endingSoon = !!s.endingSoon || (left > 0 && left <= 5 * 60_000);
   return (
     <div class="banners">
       {s.reconnecting ? (
@@ -161,9 +165,9 @@ function Banners({ room, s }: { room: Classroom; s: State }) {
           ) : null}
         </div>
       ) : null}
-      {s.endingSoon ? (
+      {endingSoon ? (
         <div class="banner banner-warn" role="alert" data-testid="ending-soon">
-          {t('timer.endingSoon', { minutes: minutesLeft(s.endingSoon, now) })}
+          {t('timer.endingSoon', { minutes: minutesLeft(s.endsAt, now) })}
         </div>
       ) : null}
       {s.needsAudioUnlock ? (
