@@ -9,7 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Server, Participant, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, log, sleep,
+  Server, Participant, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, coveredVideos, log, sleep,
 } from './lib.mjs';
 
 const server = new Server();
@@ -148,6 +148,15 @@ describe('class with media (isCorporate=1, isScreenshare=1, isPrivateChat=0)', (
     await waitVideosPlaying(s2.page, 'video[data-label="screen"]', 1);
     await s2.screenshot('student-screen-share.png');
     await s2.screenshot('student-screen-share-full-page.png', { fullPage: true });
+  });
+
+  it('layout: at 1280x800 nothing is drawn over the remote videos (teacher view, student view with a shared screen)', { timeout: 30_000 }, async () => {
+    const problems = [];
+    for (const p of [teacher, s1]) {
+      const covered = await coveredVideos(p.page);
+      if (covered.length) problems.push(`${p.name}: ${JSON.stringify(covered)}`);
+    }
+    assert.equal(problems.length, 0, `remote videos covered by other elements (see teacher-view.png, student-screen-share.png): ${problems.join('; ')}`);
   });
 
   it('c: group chat reaches everyone; student-to-student private chat reaches only the recipient (isPrivateChat=0)', { timeout: 60_000 }, async () => {

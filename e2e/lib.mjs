@@ -414,3 +414,38 @@ export function chatRewriter() {
     return send.call(this, data);
   };
 }
+
+// coveredVideos answers, for every remote <video> of the page, the part of
+// its on-screen area (sampled on a grid, inside the viewport) where another
+// element is drawn over it: anything that is not the video's own tile (its
+// parent element, which holds the name label). Only videos with some
+// covered part are listed.
+export async function coveredVideos(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const vw = window.innerWidth;
+    const vh = window.innerHeight;
+    for (const v of document.querySelectorAll('video[data-stream-id]')) {
+      const tile = v.parentElement || v;
+      const r = v.getBoundingClientRect();
+      let seen = 0;
+      let covered = 0;
+      const by = new Set();
+      for (let i = 0; i < 7; i++) {
+        for (let j = 0; j < 7; j++) {
+          const x = r.left + 3 + ((r.width - 6) * i) / 6;
+          const y = r.top + 3 + ((r.height - 6) * j) / 6;
+          if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
+          seen++;
+          const hit = document.elementFromPoint(x, y);
+          if (hit && !tile.contains(hit)) {
+            covered++;
+            by.add(hit.id ? `#${hit.id}` : `${hit.tagName.toLowerCase()}${hit.className ? `.${String(hit.className).trim().split(/\s+/).join('.')}` : ''}`);
+          }
+        }
+      }
+      if (covered) out.push({ label: v.dataset.label, userId: v.dataset.userId, covered: `${covered}/${seen} points`, by: [...by] });
+    }
+    return out;
+  });
+}
