@@ -116,7 +116,7 @@ describe('class with media (isCorporate=1, isScreenshare=1, isPrivateChat=0)', (
     const results = await Promise.all(all.map(async (p) => {
       const others = all.filter((o) => o !== p).flatMap((o) => camMic(o.userId));
       const grown = await assertFlowing(p.page, others);
-      log(`${p.name} receives:`, grown.map((g) => `${g.userId}/${g.label} +${g.bytes}B${g.kind === 'video' ? ` +${g.frames}f` : ''}`).join(', '));
+      log(`${p.name} receives:`, grown.map((g) => `${g.userId}/${g.label} +${g.bytes}B${g.kind === 'video' ? ` +${g.frames}f` : ` +${g.samples} samples`}`).join(', '));
       return grown;
     }));
     assert.equal(results.length, 3);

@@ -283,7 +283,7 @@ export async function closeAllBrowsers() {
 
 // recvStats answers the inbound-rtp counters of every receiving peer
 // connection of the page, one entry per track:
-// {stream, label, userId, kind, bytes, frames}.
+// {stream, label, userId, kind, bytes, frames, samples}.
 export async function recvStats(page) {
   return page.evaluate(async () => {
     const out = [];
@@ -293,7 +293,10 @@ export async function recvStats(page) {
       const report = await pc.getStats();
       report.forEach((r) => {
         if (r.type === 'inbound-rtp') {
-          out.push({ stream, label, userId: String(userId), kind: r.kind, bytes: r.bytesReceived || 0, frames: r.framesDecoded || 0 });
+          out.push({
+            stream, label, userId: String(userId), kind: r.kind, bytes: r.bytesReceived || 0,
+            frames: r.framesDecoded || 0, samples: r.totalSamplesReceived || 0,
+          });
         }
       });
     }
@@ -330,8 +333,9 @@ export async function waitForRecv(page, expected, timeout = 30_000) {
 }
 
 // assertFlowing samples the inbound counters twice, gap ms apart, and
-// fails unless every expected {userId, label, kind} grew: bytes for audio,
-// bytes and decoded frames for video. It answers the growth per stream.
+// fails unless every expected {userId, label, kind} grew: bytes and decoded
+// samples for audio, bytes and decoded frames for video. It answers the
+// growth per stream.
 export async function assertFlowing(page, expected, gap = 3_000) {
   await waitForRecv(page, expected);
   const a = await recvStats(page);
@@ -344,9 +348,11 @@ export async function assertFlowing(page, expected, gap = 3_000) {
     const sum = (list, f) => list.filter(key).reduce((n, s) => n + s[f], 0);
     const bytes = sum(b, 'bytes') - sum(a, 'bytes');
     const frames = sum(b, 'frames') - sum(a, 'frames');
-    grown.push({ ...e, bytes, frames });
+    const samples = sum(b, 'samples') - sum(a, 'samples');
+    grown.push({ ...e, bytes, frames, samples });
     if (bytes <= 0) problems.push(`${e.userId}/${e.label}/${e.kind}: bytesReceived did not grow (${bytes})`);
     if (e.kind === 'video' && frames <= 0) problems.push(`${e.userId}/${e.label}/${e.kind}: framesDecoded did not grow (${frames})`);
+    if (e.kind === 'audio' && samples <= 0) problems.push(`${e.userId}/${e.label}/${e.kind}: totalSamplesReceived did not grow (${samples})`);
   }
   if (problems.length) throw new Error(problems.join('; '));
   return grown;
