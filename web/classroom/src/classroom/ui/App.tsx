@@ -9,7 +9,7 @@ import { Chat } from './Chat';
 import { ErrorLine } from './Errors';
 import { minutesLeft, timeLeft } from './format';
 import { useMedia, useNow } from './hooks';
-import { Controls, Stage } from './Media';
+import { Cameras, Controls, Screens } from './Media';
 import { People } from './People';
 
 export function App({ room, boot }: { room: Classroom; boot: Boot }) {
@@ -235,6 +235,16 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
   const chat = board !== 1;
   const op = s.permissions.includes('op');
   const tabs = narrow && chat;
+  const presenting = media && s.remote.some((r) => r.label === 'screen');
+  // The main visual (a shared screen, else the board), then the controls,
+  // then the cameras: nothing is ever drawn over a video. Keyed, so the
+  // board keeps its state when a screen share moves it down.
+  const boardArea = <Board key="board" canDraw={s.permissions.includes('draw')} />;
+  const controls = media || !op ? <Controls key="controls" room={room} s={s} media={media} /> : null;
+  const work = presenting
+    ? [<Screens key="screens" room={room} s={s} />, controls, boardArea]
+    : [boardArea, controls];
+  if (media) work.push(<Cameras key="cameras" room={room} s={s} />);
   const showPeople = !tabs || tab === 'people';
   const showChat = chat && (!tabs || tab === 'chat');
   useEffect(() => {
@@ -268,9 +278,7 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
       <Banners room={room} s={s} />
       <div class="main">
         <div class="work">
-          <Board canDraw={s.permissions.includes('draw')} />
-          {media ? <Stage room={room} s={s} /> : null}
-          {media || !op ? <Controls room={room} s={s} media={media} /> : null}
+          {work}
         </div>
         <aside class="side" aria-label={t('app.sidebar')}>
           {tabs ? (

@@ -6,7 +6,7 @@ const DEVICE = new Set(['device-denied', 'device-missing', 'device-busy', 'devic
 
 /** A sentence for an error, in the interface language. */
 export function errorText(e: UiError): string {
-  if (e.where === 'chat') {
+  if (e.where === 'chat' && !(e.message && language() === 'en')) {
     if (e.code === 'forbidden') return e.context === 'private' ? t('error.chat.private') : t('error.chat.forbidden');
     if (e.code === 'too-long') return t('error.chat.tooLong', { max: '2000' });
     if (e.code === 'rate-limited') return t('error.chat.rateLimited');

@@ -40,23 +40,53 @@ function nameOf(s: State, userId: string): string {
   return s.participants[userId]?.name ?? userId;
 }
 
-/** Camera and screen tiles, plus hidden <audio> players for microphones. */
-export function Stage({ room, s }: { room: Classroom; s: State }) {
+/** Shared screens, large: while someone presents, they lead the page. */
+export function Screens({ room, s }: { room: Classroom; s: State }) {
+  const screens = s.remote.filter((r) => r.label === 'screen');
+  if (screens.length === 0) return null;
+  return (
+    <section class="screens" aria-labelledby="screens-heading">
+      <h2 id="screens-heading" class="sr-only">
+        {t('media.screens')}
+      </h2>
+      <ul class="screen-list">
+        {screens.map((r) => {
+          const label = t('media.screenOf', { name: nameOf(s, r.userId) });
+          return (
+            <li key={r.stream} class="tile tile-screen">
+              <Player
+                media={r.media}
+                kind="video"
+                muted={false}
+                label={label}
+                attrs={{ 'data-stream-id': r.stream, 'data-user-id': r.userId, 'data-label': r.label }}
+                onBlocked={() => room.setNeedsAudioUnlock(true)}
+              />
+              <span class="tile-name">{label}</span>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+/** Camera tiles (one's own preview first), plus hidden <audio> players for microphones. */
+export function Cameras({ room, s }: { room: Classroom; s: State }) {
   const blocked = () => room.setNeedsAudioUnlock(true);
-  const visual = s.remote.filter((r) => r.label !== 'mic');
+  const cameras = s.remote.filter((r) => r.label === 'camera');
   const audio = s.remote.filter((r) => r.label === 'mic');
-  const order = (r: RemoteMedia) => (r.label === 'screen' ? 0 : s.participants[r.userId]?.role === 'teacher' ? 1 : 2);
-  visual.sort((a, b) => order(a) - order(b));
+  const order = (r: RemoteMedia) => (s.participants[r.userId]?.role === 'teacher' ? 0 : 1);
+  cameras.sort((a, b) => order(a) - order(b));
   const you = s.you;
-  const empty = visual.length === 0 && !s.localCamera;
+  const empty = cameras.length === 0 && !s.localCamera && !s.remote.some((r) => r.label === 'screen');
   return (
     <section class="stage" aria-labelledby="stage-heading">
       <h2 id="stage-heading" class="sr-only">
         {t('media.title')}
       </h2>
-      {empty ? (
-        <p class="stage-empty">{t('media.none')}</p>
-      ) : (
+      {empty ? <p class="stage-empty">{t('media.none')}</p> : null}
+      {cameras.length > 0 || s.localCamera ? (
         <ul class="tiles">
           {s.localCamera && you ? (
             <li class="tile tile-local">
@@ -71,15 +101,14 @@ export function Stage({ room, s }: { room: Classroom; s: State }) {
               <span class="tile-name">{t('media.you', { name: you.name })}</span>
             </li>
           ) : null}
-          {visual.map((r) => {
-            const name = nameOf(s, r.userId);
-            const label = r.label === 'screen' ? t('media.screenOf', { name }) : t('media.cameraOf', { name });
+          {cameras.map((r) => {
+            const label = t('media.cameraOf', { name: nameOf(s, r.userId) });
             return (
-              <li key={r.stream} class={`tile ${r.label === 'screen' ? 'tile-screen' : ''}`}>
+              <li key={r.stream} class="tile">
                 <Player
                   media={r.media}
                   kind="video"
-                  muted={r.label === 'camera'}
+                  muted
                   label={label}
                   attrs={{ 'data-stream-id': r.stream, 'data-user-id': r.userId, 'data-label': r.label }}
                   onBlocked={blocked}
@@ -89,7 +118,7 @@ export function Stage({ room, s }: { room: Classroom; s: State }) {
             );
           })}
         </ul>
-      )}
+      ) : null}
       <div class="audio-sinks">
         {audio.map((r) => (
           <Player
