@@ -36,7 +36,7 @@ const (
 
 var shellPage = template.Must(template.New("shell").Parse(`<!doctype html>
 <html lang="en" dir="ltr"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title><link rel="stylesheet" href="/classroom/assets/{{.App}}.css">
+<title>{{.Title}}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/classroom/assets/{{.App}}.css">
 <script type="module" src="/classroom/assets/{{.App}}.js"></script></head>
 <body><div id="app"></div><script id="lectern-boot" type="application/json">{{.Boot}}</script></body></html>
 `))

@@ -125,8 +125,11 @@ type Welcome struct {
 	Lang        string    `json:"lang"`
 	Class       ClassInfo `json:"class"`
 	EndsAt      time.Time `json:"endsAt"`
-	ICE         ICEConfig `json:"ice"`
-	Snapshot    *Snapshot `json:"snapshot"`
+	// Now is the server's clock, so a client can count down to EndsAt
+	// whatever its own clock says.
+	Now      time.Time `json:"now"`
+	ICE      ICEConfig `json:"ice"`
+	Snapshot *Snapshot `json:"snapshot"`
 }
 
 // ICEConfig is the RTCConfiguration part a client needs.

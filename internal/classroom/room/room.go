@@ -265,12 +265,17 @@ func (r *Room) join(ctx context.Context, e Entry) joinResult {
 	if w.ICE.ICEServers == nil {
 		w.ICE.ICEServers = []ICEServer{}
 	}
-	// The join is announced first, so the welcome's seq covers it.
+	// The join is announced first, so the welcome's seq covers it. A
+	// resumed client gets it after the events it missed (which may hold
+	// its own leave).
 	if first {
 		p := r.participant(u)
 		r.broadcast(eventMsg{Kind: "join", Participant: &p}, nil, c)
 	} else {
 		r.changed(u, c)
+	}
+	if resumed {
+		replay = append(replay, r.ring[len(r.ring)-1])
 	}
 	w.Seq = r.seq
 	if !resumed {

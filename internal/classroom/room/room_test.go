@@ -620,6 +620,9 @@ func TestResume(t *testing.T) {
 		if m := back.next("event", "chat")["message"].(map[string]any); m["text"] != "while you were away" {
 			t.Fatalf("%v", m)
 		}
+		if j := back.next("event", "join"); j["participant"].(map[string]any)["userId"] != "a" || j["seq"].(float64) != back.welcome["seq"] {
+			t.Fatalf("own join after the replay: %v", j)
+		}
 		// Another user's connection id resumes nothing.
 		other := e.mustJoin(c, "b", joinOpts{resume: &room.Resume{Conn: teacher.welcome["conn"].(string), Seq: seq}})
 		if other.welcome["resumed"] != false || other.welcome["snapshot"] == nil {

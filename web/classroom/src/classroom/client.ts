@@ -403,8 +403,23 @@ export class Classroom {
     }
   }
 
+  /**
+   * localTime turns a server instant into this machine's clock, so a
+   * laptop whose clock is wrong still counts down to the right moment.
+   */
+  private localTime(iso: string | undefined): string {
+    if (!iso) return '';
+    const t = Date.parse(iso);
+    return Number.isNaN(t) ? iso : new Date(t - this.skew).toISOString();
+  }
+
+  /** Server clock minus local clock, in ms, from the last welcome. */
+  private skew = 0;
+
   private welcome(w: Welcome): void {
     clearTimeout(this.helloTimer);
+    const serverNow = w.now ? Date.parse(w.now) : NaN;
+    this.skew = Number.isNaN(serverNow) ? 0 : serverNow - Date.now();
     this.welcomed = true;
     this.attempt = 0;
     const patch: Partial<State> = {
@@ -418,7 +433,7 @@ export class Classroom {
       settings: { ...DEFAULT_SETTINGS, ...w.settings },
       lang: w.lang ?? '',
       klass: w.class ?? null,
-      endsAt: w.endsAt ?? w.class?.endsAt ?? '',
+      endsAt: this.localTime(w.endsAt ?? w.class?.endsAt),
     };
     this.ice = w.ice;
     // The server ends a connection's streams when its socket closes, resumed
@@ -485,7 +500,7 @@ export class Classroom {
         this.set({ hands: ev.hands ?? [] });
         break;
       case 'timer':
-        this.set({ endsAt: ev.endsAt, endingSoon: '' });
+        this.set({ endsAt: this.localTime(ev.endsAt), endingSoon: '' });
         break;
       case 'stream':
         this.set({ streams: { ...s.streams, [ev.stream.id]: ev.stream } });
@@ -556,7 +571,7 @@ export class Classroom {
         this.grant([], ['draw']);
         break;
       case 'ending-soon':
-        this.set({ endingSoon: endsAt || this.state.endsAt, endsAt: endsAt || this.state.endsAt });
+        this.set({ endingSoon: this.localTime(endsAt) || this.state.endsAt, endsAt: this.localTime(endsAt) || this.state.endsAt });
         return;
       case 'removed':
         // The server closes the socket; do not come back.

@@ -91,6 +91,8 @@ export interface Welcome {
   lang: string;
   class: ClassInfo;
   endsAt: string;
+  /** The server's clock when it sent the welcome. */
+  now?: string;
   ice?: RTCConfiguration;
   snapshot: Snapshot | null;
 }
