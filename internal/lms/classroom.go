@@ -56,4 +56,40 @@ type Sitting struct {
 	ExtendedMinutes int
 	OpenedAt        time.Time
 	EndedAt         time.Time
+	// BoardPage is the whiteboard page everyone sees; Presentation is the
+	// open presentation's state as JSON ("" for none).
+	BoardPage    string
+	Presentation string
+}
+
+// BoardObject is one whiteboard object of a sitting as the store keeps
+// it: its id, page, drawing order and JSON (which the room service reads).
+type BoardObject struct {
+	ID   string
+	Page string
+	Ord  int64
+	Data []byte
+}
+
+// Shared file states.
+const (
+	FileReady      = "ready"
+	FileConverting = "converting"
+	FileFailed     = "failed"
+)
+
+// RoomFile is a file shared in a class's live room.
+type RoomFile struct {
+	ID            int64
+	ClassID       int64
+	OccurrenceSeq int
+	UserRef       string
+	UserName      string
+	Name          string
+	ContentType   string
+	Kind          string // "file" or "presentation"
+	Size          int64
+	BlobKey       string
+	Status        string
+	CreatedAt     time.Time
 }

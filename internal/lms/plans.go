@@ -17,6 +17,11 @@ type Plan struct {
 	Recording bool
 	// APIMinutes is the classroom time the plan includes.
 	APIMinutes int
+	// FileMaxBytes is the largest file (or presentation) shared in a
+	// live room; FileQuotaBytes is the most all of a domain's shared files
+	// may take together.
+	FileMaxBytes   int64
+	FileQuotaBytes int64
 	// Commission is the share of class sales kept by the operator, in
 	// percent.
 	Commission string
@@ -27,8 +32,9 @@ type Plan struct {
 // use, no recording. A self-hosted domain is unlimited unless an operator
 // says otherwise (lectern domain set-plan).
 var Plans = map[string]Plan{
-	"free":      {Name: "free", AttendeeSeats: 1, SessionMinutes: 30, Connections: 2, Recording: false, APIMinutes: 600, Commission: "0"},
-	"unlimited": {Name: "unlimited", Recording: true, Commission: "0"},
+	"free": {Name: "free", AttendeeSeats: 1, SessionMinutes: 30, Connections: 2, Recording: false, APIMinutes: 600,
+		FileMaxBytes: 10 << 20, FileQuotaBytes: 100 << 20, Commission: "0"},
+	"unlimited": {Name: "unlimited", Recording: true, FileMaxBytes: 200 << 20, FileQuotaBytes: 50 << 30, Commission: "0"},
 }
 
 // DefaultPlan is the plan of a new domain.

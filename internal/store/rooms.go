@@ -83,8 +83,9 @@ func (s *Store) RoomRemovals(ctx context.Context, domainID, classID int64, seq i
 func (s *Store) Sitting(ctx context.Context, domainID, classID int64, seq int) (lms.Sitting, error) {
 	st := lms.Sitting{ClassID: classID, OccurrenceSeq: seq}
 	var opened, ended string
-	err := s.read().queryRow(ctx, `SELECT extended_minutes, opened_at, ended_at FROM room_sittings
-		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq).Scan(&st.ExtendedMinutes, &opened, &ended)
+	err := s.read().queryRow(ctx, `SELECT extended_minutes, opened_at, ended_at, board_page, presentation FROM room_sittings
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq).Scan(&st.ExtendedMinutes, &opened, &ended,
+		&st.BoardPage, &st.Presentation)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, nil
 	}
@@ -98,11 +99,14 @@ func (s *Store) Sitting(ctx context.Context, domainID, classID int64, seq int) (
 // SaveSitting writes a sitting's room state.
 func (s *Store) SaveSitting(ctx context.Context, domainID int64, st lms.Sitting) error {
 	return s.tx(ctx, func(tx db) error {
-		_, err := tx.exec(ctx, `INSERT INTO room_sittings (domain_id, class_id, occurrence_seq, extended_minutes, opened_at, ended_at)
-			VALUES (?, ?, ?, ?, ?, ?)
+		_, err := tx.exec(ctx, `INSERT INTO room_sittings (domain_id, class_id, occurrence_seq, extended_minutes, opened_at, ended_at,
+				board_page, presentation)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (domain_id, class_id, occurrence_seq) DO UPDATE SET extended_minutes = excluded.extended_minutes,
-				opened_at = excluded.opened_at, ended_at = excluded.ended_at`,
-			domainID, st.ClassID, st.OccurrenceSeq, st.ExtendedMinutes, formatOptionalTime(st.OpenedAt), formatOptionalTime(st.EndedAt))
+				opened_at = excluded.opened_at, ended_at = excluded.ended_at, board_page = excluded.board_page,
+				presentation = excluded.presentation`,
+			domainID, st.ClassID, st.OccurrenceSeq, st.ExtendedMinutes, formatOptionalTime(st.OpenedAt), formatOptionalTime(st.EndedAt),
+			st.BoardPage, st.Presentation)
 		if errors.Is(mapErr(err), errForeignKey) {
 			return lms.NotFoundf("live class %d not found", st.ClassID)
 		}

@@ -40,6 +40,7 @@ func (c *Conn) CloseReason() string { return c.reason }
 func (c *Conn) Handle(raw []byte) {
 	var m clientMsg
 	err := json.Unmarshal(raw, &m)
+	m.raw = raw
 	c.room.q.post(func() {
 		if c.room.conns[c.id] != c {
 			return

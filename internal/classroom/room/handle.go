@@ -2,6 +2,7 @@ package room
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,6 +45,24 @@ func (r *Room) handle(c *Conn, m clientMsg) {
 		r.roomAction(c, m, fail)
 	case "rtc":
 		r.rtc(c, u, m, fail)
+	case "board":
+		var b boardMsg
+		if err := json.Unmarshal(m.raw, &b); err != nil {
+			fail(ErrInvalid, "The board message does not have the documented fields.")
+			return
+		}
+		r.boardOp(c, u, b, fail)
+	case "presentation":
+		if !r.can(u, permOp) {
+			fail(ErrForbidden, "Only the teacher controls the presentation.")
+			return
+		}
+		var p presentationMsg
+		if err := json.Unmarshal(m.raw, &p); err != nil {
+			fail(ErrInvalid, "The presentation message does not have the documented fields.")
+			return
+		}
+		r.present(p, fail)
 	default:
 		fail(ErrInvalid, "Unknown message type.")
 	}
@@ -172,6 +191,12 @@ func (r *Room) moderate(c *Conn, teacher *user, m clientMsg, fail func(code, msg
 	case "revoke-draw":
 		u.draw = &no
 		r.tell(u, "draw-revoked", teacher.id)
+	case "allow-files":
+		u.files = &yes
+		r.tell(u, "files-allowed", teacher.id)
+	case "revoke-files":
+		u.files = &no
+		r.tell(u, "files-revoked", teacher.id)
 	case "lower-hand":
 		r.setHand(u, false)
 		return
@@ -231,6 +256,31 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 		r.broadcast(eventMsg{Kind: "timer", EndsAt: &end}, nil, nil)
 	case "end":
 		r.end("teacher")
+	case "allow-draw-all", "revoke-draw-all", "allow-files-all", "revoke-files-all":
+		on := strings.HasPrefix(m.Action, "allow")
+		key := "draw-"
+		if strings.Contains(m.Action, "files") {
+			r.filesAll, key = on, "files-"
+		} else {
+			r.drawAll = on
+		}
+		if on {
+			key += "allowed"
+		} else {
+			key += "revoked"
+		}
+		for _, u := range r.users {
+			if !u.teacher && len(u.conns) > 0 {
+				// The room-wide switch replaces earlier one-by-one choices.
+				if key[0] == 'd' {
+					u.draw = nil
+				} else {
+					u.files = nil
+				}
+				r.tell(u, key, c.user)
+				r.changed(u, nil)
+			}
+		}
 	default:
 		fail(ErrInvalid, "Unknown room action.")
 	}

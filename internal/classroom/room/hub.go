@@ -36,7 +36,9 @@ type Hub struct {
 	ICE func(conn string) ICEConfig
 	// Lang maps a class's isLang to the language the room forces ("" for
 	// none).
-	Lang   func(isLang int) string
+	Lang func(isLang int) string
+	// FileURL returns the signed download link of a shared file.
+	FileURL func(domain int64, f lms.RoomFile) string
 	Now    func() time.Time
 	Logger *slog.Logger
 	// IdleTimeout is how long an empty room stays open for reconnects

@@ -10,6 +10,7 @@ const (
 	permChat        = "chat"         // send group chat
 	permChatPrivate = "chat:private" // send private messages to anyone
 	permDraw        = "draw"         // draw on the whiteboard
+	permFiles       = "files"        // share files
 )
 
 // can is the one place the class settings become permissions:
@@ -22,7 +23,8 @@ const (
 //     the teacher allows.
 //   - isPrivateChat 0: anyone may message anyone privately; 1: students
 //     only to a teacher (checked per message in chatAllowed).
-//   - Students draw only when the teacher allows it.
+//   - Students draw, and share files, only when the teacher allows it
+//     (one by one, or all at once).
 func (r *Room) can(u *user, perm string) bool {
 	c := r.class
 	media := c.IsBoard == 0
@@ -48,7 +50,9 @@ func (r *Room) can(u *user, perm string) bool {
 	case permChatPrivate:
 		return chat && (u.teacher || c.IsPrivateChat == 0)
 	case permDraw:
-		return u.teacher || override(u.draw, false)
+		return u.teacher || override(u.draw, r.drawAll)
+	case permFiles:
+		return u.teacher || override(u.files, r.filesAll)
 	}
 	return false
 }
@@ -63,7 +67,7 @@ func override(v *bool, def bool) bool {
 // permissions lists what u may do, for the welcome message.
 func (r *Room) permissions(u *user) []string {
 	out := []string{}
-	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw} {
+	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw, permFiles} {
 		if r.can(u, p) {
 			out = append(out, p)
 		}

@@ -25,6 +25,7 @@ type Resume struct {
 
 // clientMsg is any message after hello; each type uses some fields.
 type clientMsg struct {
+	raw       []byte
 	Type      string          `json:"type"`
 	Ref       int64           `json:"ref,omitempty"`
 	Text      string          `json:"text,omitempty"`
@@ -110,6 +111,32 @@ type Snapshot struct {
 	Chat         []ChatMessage `json:"chat"`
 	Hands        []string      `json:"hands"`
 	Streams      []StreamInfo  `json:"streams"`
+	Board        BoardState    `json:"board"`
+	Presentation *Presentation `json:"presentation"`
+	Files        []FileInfo    `json:"files"`
+}
+
+// Presentation is the shared state of an open presentation.
+type Presentation struct {
+	File  int64   `json:"file"`
+	Page  int     `json:"page"`
+	Zoom  float64 `json:"zoom"`
+	Pages int     `json:"pages"`
+	URL   string  `json:"url"`
+}
+
+// FileInfo is a shared file as clients see it.
+type FileInfo struct {
+	ID     int64     `json:"id"`
+	Name   string    `json:"name"`
+	Size   int64     `json:"size"`
+	Type   string    `json:"type"`
+	Kind   string    `json:"kind"`
+	Status string    `json:"status"`
+	By     string    `json:"by"`
+	ByName string    `json:"byName"`
+	At     time.Time `json:"at"`
+	URL    string    `json:"url"`
 }
 
 // Welcome answers a successful hello.
@@ -196,6 +223,16 @@ type eventMsg struct {
 	Stream      *StreamInfo  `json:"stream,omitempty"`
 	ID          string       `json:"id,omitempty"`
 	Reason      string       `json:"reason,omitempty"`
+	By          string       `json:"by,omitempty"`
+	// A board event's fields (op, object, page, ids, dx, dy) sit at the
+	// top level of the event.
+	*boardMsg
+	Objects      []*Object     `json:"objects,omitempty"`
+	Presentation *Presentation `json:"presentation,omitempty"`
+	File         *FileInfo     `json:"file,omitempty"`
+	// Closed marks a presentation event that closed it (presentation is
+	// then absent).
+	Closed bool `json:"closed,omitempty"`
 }
 
 type noticeMsg struct {

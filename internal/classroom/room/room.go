@@ -62,6 +62,13 @@ type Room struct {
 	ring    []event
 	media   Media
 	emptyAt time.Time
+
+	board        *board
+	presentation *Presentation
+	files        []lms.RoomFile
+	// drawAll lets every student draw; filesAll share files (the
+	// teacher's room-wide switches, below per-user overrides).
+	drawAll, filesAll bool
 }
 
 type user struct {
@@ -70,7 +77,7 @@ type user struct {
 	conns    map[string]*Conn
 	// Per-user permission overrides set by the teacher; nil follows the
 	// class settings.
-	media, screen, draw *bool
+	media, screen, draw, files *bool
 	hand                bool
 	quality             string
 	chatTimes           []time.Time
@@ -165,6 +172,12 @@ func (r *Room) load(ctx context.Context) error {
 		}
 	}
 	r.endsAt = r.computeEnd()
+	if err := r.loadBoard(ctx); err != nil {
+		return err
+	}
+	if err := r.loadFiles(ctx); err != nil {
+		return err
+	}
 	if r.hub.Media != nil && r.class.IsBoard == 0 {
 		r.media = r.hub.Media(r.mediaSend, r.mediaEnded)
 	}
@@ -424,12 +437,17 @@ func (r *Room) checkTime() {
 	}
 }
 
+// saveSitting writes the sitting's state; a failure is logged.
+func (r *Room) saveSitting() {
+	if err := r.hub.Store.SaveSitting(context.Background(), r.key.Domain, r.sitting); err != nil {
+		r.hub.logger().Error("save sitting", "class", r.key.Class, "sitting", r.key.Sitting, "err", err)
+	}
+}
+
 // end closes the sitting for everyone, for good.
 func (r *Room) end(reason string) {
 	r.sitting.EndedAt = r.now().Truncate(time.Second)
-	if err := r.hub.Store.SaveSitting(context.Background(), r.key.Domain, r.sitting); err != nil {
-		r.hub.logger().Error("end sitting", "class", r.key.Class, "err", err)
-	}
+	r.saveSitting()
 	r.shutdown("ended", reason)
 }
 
@@ -527,7 +545,8 @@ func (r *Room) participant(u *user) Participant {
 }
 
 func (r *Room) snapshot(u *user) Snapshot {
-	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{}}
+	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{},
+		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList()}
 	for _, id := range r.order {
 		if p := r.users[id]; len(p.conns) > 0 {
 			s.Participants = append(s.Participants, r.participant(p))
