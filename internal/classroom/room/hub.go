@@ -39,8 +39,8 @@ type Hub struct {
 	Lang func(isLang int) string
 	// FileURL returns the signed download link of a shared file.
 	FileURL func(domain int64, f lms.RoomFile) string
-	Now    func() time.Time
-	Logger *slog.Logger
+	Now     func() time.Time
+	Logger  *slog.Logger
 	// IdleTimeout is how long an empty room stays open for reconnects
 	// (default 2 minutes).
 	IdleTimeout time.Duration

@@ -78,10 +78,10 @@ type user struct {
 	// Per-user permission overrides set by the teacher; nil follows the
 	// class settings.
 	media, screen, draw, files *bool
-	hand                bool
-	quality             string
-	chatTimes           []time.Time
-	awarded             bool
+	hand                       bool
+	quality                    string
+	chatTimes                  []time.Time
+	awarded                    bool
 }
 
 type stream struct {
