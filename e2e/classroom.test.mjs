@@ -132,6 +132,18 @@ describe('class with media (isCorporate=1, isScreenshare=1, isPrivateChat=0)', (
     await s1.screenshot('student-view.png');
   });
 
+  it('timer: the time left shown is the time to the scheduled end', { timeout: 30_000 }, async () => {
+    // The class was scheduled to end 55 minutes (rounded down to the minute)
+    // after it was made, a few seconds ago.
+    for (const p of [teacher, s1]) {
+      const text = (await p.page.locator('#timer').innerText()).trim();
+      const m = /^(?:(\d+):)?(\d{1,2}):(\d{2})$/.exec(text);
+      assert.ok(m, `${p.name}: #timer reads ${JSON.stringify(text)}`);
+      const minutes = (Number(m[1] || 0) * 3600 + Number(m[2]) * 60 + Number(m[3])) / 60;
+      assert.ok(minutes >= 45 && minutes <= 56, `${p.name}: #timer reads ${text} (${Math.round(minutes)} minutes), want 45-56 minutes left; see teacher-view.png`);
+    }
+  });
+
   it('b: the teacher shares a screen and the students receive it', { timeout: 60_000 }, async () => {
     await click(teacher, '#toggle-screen');
     await Promise.all([s1, s2].map(async (p) => {
