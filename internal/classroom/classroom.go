@@ -33,6 +33,9 @@ type Pages struct {
 	// ICE returns ICE servers (TURN with fresh credentials) for id; nil
 	// means none.
 	ICE func(id string) []room.ICEServer
+	// Converter turns office documents into PDF presentations; nil when
+	// LibreOffice is not installed.
+	Converter *Converter
 	// Origins are extra host patterns a WebSocket may come from (the
 	// public URL's host); the request's own host is always allowed.
 	Origins []string
@@ -53,6 +56,8 @@ func (p *Pages) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /classroom/check", p.checkPage)
 	mux.HandleFunc("POST /classroom/check/ice", p.checkICE)
 	mux.HandleFunc("POST /classroom/check/offer", p.checkOffer)
+	mux.HandleFunc("POST /classroom/files", p.upload)
+	mux.HandleFunc("GET /classroom/files/{id}", p.download)
 	mux.Handle("GET /classroom/assets/", http.StripPrefix("/classroom/", assets()))
 	mux.HandleFunc("GET /recordings/{id}", p.recording)
 }

@@ -165,21 +165,12 @@ func (p *Pages) hello(ctx context.Context, ws *websocket.Conn) (*room.Conn, *roo
 	if h.Protocol != room.Protocol {
 		return nil, room.NewFail(room.FailProtocol, "This page is out of date. Reload it.")
 	}
-	invalid := room.NewFail(room.FailInvalid, "This classroom link is not valid or has expired. Ask for a new link.")
-	domainID, err := signing.EncryptedDomain(h.Session)
+	l, d, err := p.session(hctx, h.Session)
 	if err != nil {
-		return nil, invalid
-	}
-	d, err := p.Store.GetDomain(hctx, domainID)
-	if err != nil {
-		if !lms.IsNotFound(err) {
+		if !errors.Is(err, signing.ErrInvalid) && !errors.Is(err, signing.ErrExpired) && !lms.IsNotFound(err) {
 			p.Logger.Error("classroom hello", "err", err)
 		}
-		return nil, invalid
-	}
-	l, err := signing.OpenSession(d.LaunchSecret, h.Session, p.now())
-	if err != nil {
-		return nil, invalid
+		return nil, room.NewFail(room.FailInvalid, "This classroom link is not valid or has expired. Ask for a new link.")
 	}
 	c, err := p.Store.LiveClass(hctx, l.Domain, l.Class)
 	if err != nil {

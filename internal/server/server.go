@@ -226,7 +226,8 @@ func (m *Main) Handler() http.Handler {
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
 	vc.Register(mux)
 	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now, Hub: m.Hub,
-		Check: m.SFU.CheckAnswer, ICE: m.iceServers}
+		Check: m.SFU.CheckAnswer, ICE: m.iceServers, Converter: classroom.FindConverter()}
+	m.Hub.FileURL = pages.FileURL
 	if u, err := url.Parse(m.BaseURL()); err == nil && u.Host != "" {
 		pages.Origins = []string{u.Host}
 	}

@@ -222,20 +222,41 @@ func newAEAD(secret []byte, purpose string) cipher.AEAD {
 // RecordingURL returns base/recordings/{id}?d=..&expires=..&sig=.., a
 // download link that stops working at expires.
 func RecordingURL(base string, secret []byte, domain, id int64, expires time.Time) string {
-	q := url.Values{}
-	q.Set("d", strconv.FormatInt(domain, 10))
-	q.Set("expires", strconv.FormatInt(expires.Unix(), 10))
-	q.Set("sig", mac(derive(secret, "recording-v1"), recordingMessage(domain, id, expires.Unix())))
-	return strings.TrimRight(base, "/") + "/recordings/" + strconv.FormatInt(id, 10) + "?" + q.Encode()
-}
-
-func recordingMessage(domain, id, expires int64) string {
-	return "recording-v1\n" + strconv.FormatInt(domain, 10) + "\n" + strconv.FormatInt(id, 10) + "\n" + strconv.FormatInt(expires, 10)
+	return downloadURL(base, "/recordings/", "recording-v1", secret, domain, id, expires)
 }
 
 // VerifyRecording checks a recording link's signature and expiry.
 func VerifyRecording(secret []byte, domain, id int64, expires int64, sig string, now time.Time) error {
-	want := mac(derive(secret, "recording-v1"), recordingMessage(domain, id, expires))
+	return verifyDownload("recording-v1", secret, domain, id, expires, sig, now)
+}
+
+// FileURL returns base/classroom/files/{id}?d=..&expires=..&sig=.., the
+// download link of a file shared in a live room.
+func FileURL(base string, secret []byte, domain, id int64, expires time.Time) string {
+	return downloadURL(base, "/classroom/files/", "file-v1", secret, domain, id, expires)
+}
+
+// VerifyFile checks a shared file's link.
+func VerifyFile(secret []byte, domain, id int64, expires int64, sig string, now time.Time) error {
+	return verifyDownload("file-v1", secret, domain, id, expires, sig, now)
+}
+
+// downloadURL signs a link to path+id for purpose (which also keys the
+// HMAC, so one kind of link never verifies as another).
+func downloadURL(base, path, purpose string, secret []byte, domain, id int64, expires time.Time) string {
+	q := url.Values{}
+	q.Set("d", strconv.FormatInt(domain, 10))
+	q.Set("expires", strconv.FormatInt(expires.Unix(), 10))
+	q.Set("sig", mac(derive(secret, purpose), downloadMessage(purpose, domain, id, expires.Unix())))
+	return strings.TrimRight(base, "/") + path + strconv.FormatInt(id, 10) + "?" + q.Encode()
+}
+
+func downloadMessage(purpose string, domain, id, expires int64) string {
+	return purpose + "\n" + strconv.FormatInt(domain, 10) + "\n" + strconv.FormatInt(id, 10) + "\n" + strconv.FormatInt(expires, 10)
+}
+
+func verifyDownload(purpose string, secret []byte, domain, id int64, expires int64, sig string, now time.Time) error {
+	want := mac(derive(secret, purpose), downloadMessage(purpose, domain, id, expires))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrInvalid
 	}

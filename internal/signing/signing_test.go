@@ -3,6 +3,7 @@ package signing
 import (
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,27 @@ func TestSessionToken(t *testing.T) {
 	}
 	if _, err := OpenSession([]byte("another domain's secret, 32 byte"), token, now); !errors.Is(err, ErrInvalid) {
 		t.Errorf("other secret: %v", err)
+	}
+}
+
+func TestFileLink(t *testing.T) {
+	raw := FileURL("", secret, 3, 12, now.Add(time.Hour))
+	u, err := url.Parse(raw)
+	if err != nil || u.Path != "/classroom/files/12" {
+		t.Fatalf("%s %v", raw, err)
+	}
+	q := u.Query()
+	exp, _ := strconv.ParseInt(q.Get("expires"), 10, 64)
+	if err := VerifyFile(secret, 3, 12, exp, q.Get("sig"), now); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if err := VerifyFile(secret, 3, 13, exp, q.Get("sig"), now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other id: %v", err)
+	}
+	if err := VerifyRecording(secret, 3, 12, exp, q.Get("sig"), now); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a file link verified as a recording link: %v", err)
+	}
+	if err := VerifyFile(secret, 3, 12, exp, q.Get("sig"), now.Add(2*time.Hour)); !errors.Is(err, ErrExpired) {
+		t.Errorf("expired: %v", err)
 	}
 }

@@ -442,12 +442,24 @@ func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	files, err := a.Store.RoomFiles(ctx, c.Domain.ID, id)
+	if err != nil {
+		return nil, err
+	}
 	if err := a.Store.DeleteLiveClass(ctx, c.Domain.ID, id); err != nil {
 		return nil, err
 	}
+	// The rows went with the class; their files go now.
+	keys := make([]string, 0, len(recs)+len(files))
 	for _, r := range recs {
-		if err := a.Blobs.Delete(r.BlobKey); err != nil {
-			a.Logger.Error("delete recording file", "key", r.BlobKey, "err", err)
+		keys = append(keys, r.BlobKey)
+	}
+	for _, f := range files {
+		keys = append(keys, f.BlobKey)
+	}
+	for _, k := range keys {
+		if err := a.Blobs.Delete(k); err != nil {
+			a.Logger.Error("delete a class's file", "key", k, "err", err)
 		}
 	}
 	return action("removeclass", kv{"class_id", strconv.FormatInt(id, 10)}), nil

@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -76,17 +77,36 @@ func (r *Room) file(id int64) *lms.RoomFile {
 	return nil
 }
 
+// FileLinkLife is how long after a class's last sitting (or now, if
+// later) shared files' links work: participants keep access after class.
+const FileLinkLife = 7 * 24 * time.Hour
+
+// FileLinkExpiry is when links to a class's shared files made at now stop
+// working.
+func FileLinkExpiry(c lms.LiveClass, now time.Time) time.Time {
+	last := now
+	for _, o := range c.Occurrences {
+		if o.End.After(last) {
+			last = o.End
+		}
+	}
+	return last.Add(FileLinkLife).Truncate(time.Hour)
+}
+
 func (r *Room) fileURL(f lms.RoomFile) string {
 	if r.hub.FileURL == nil {
 		return ""
 	}
-	return r.hub.FileURL(r.key.Domain, f)
+	return r.hub.FileURL(r.key.Domain, f, FileLinkExpiry(r.class, r.now()))
 }
 
-func (r *Room) fileInfo(f lms.RoomFile) FileInfo {
+// NewFileInfo is f as clients see it, with its download link.
+func NewFileInfo(f lms.RoomFile, url string) FileInfo {
 	return FileInfo{ID: f.ID, Name: f.Name, Size: f.Size, Type: f.ContentType, Kind: f.Kind, Status: f.Status,
-		By: f.UserRef, ByName: f.UserName, At: f.CreatedAt, URL: r.fileURL(f)}
+		By: f.UserRef, ByName: f.UserName, At: f.CreatedAt, URL: url}
 }
+
+func (r *Room) fileInfo(f lms.RoomFile) FileInfo { return NewFileInfo(f, r.fileURL(f)) }
 
 func (r *Room) fileList() []FileInfo {
 	out := []FileInfo{}

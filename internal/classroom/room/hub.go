@@ -37,8 +37,9 @@ type Hub struct {
 	// Lang maps a class's isLang to the language the room forces ("" for
 	// none).
 	Lang func(isLang int) string
-	// FileURL returns the signed download link of a shared file.
-	FileURL func(domain int64, f lms.RoomFile) string
+	// FileURL returns the signed download link of a shared file, valid
+	// until expires.
+	FileURL func(domain int64, f lms.RoomFile, expires time.Time) string
 	Now     func() time.Time
 	Logger  *slog.Logger
 	// IdleTimeout is how long an empty room stays open for reconnects
