@@ -271,7 +271,7 @@ func (r *Room) join(ctx context.Context, e Entry) joinResult {
 		You:         You{UserID: u.id, Name: u.name, Role: role(u)},
 		Permissions: r.permissions(u), Settings: r.settings(), Lang: r.lang(),
 		Class:  ClassInfo{ID: r.class.ID, Title: r.class.Title, Sitting: r.key.Sitting, StartsAt: r.occ.Start, EndsAt: r.occ.End},
-		EndsAt: r.endsAt}
+		EndsAt: r.endsAt, Now: now}
 	if r.hub.ICE != nil {
 		w.ICE = r.hub.ICE(c.id)
 	}

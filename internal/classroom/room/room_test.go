@@ -530,8 +530,8 @@ func TestTimer(t *testing.T) {
 			c := e.class(nil)
 			teacher := e.mustJoin(c, "t", joinOpts{teacher: true})
 			student := e.mustJoin(c, "s", joinOpts{})
-			if teacher.welcome["endsAt"] != start.Add(time.Hour).Format(time.RFC3339) {
-				t.Fatalf("endsAt %v", teacher.welcome["endsAt"])
+			if teacher.welcome["endsAt"] != start.Add(time.Hour).Format(time.RFC3339) || teacher.welcome["now"] != start.Format(time.RFC3339) {
+				t.Fatalf("endsAt %v, now %v", teacher.welcome["endsAt"], teacher.welcome["now"])
 			}
 			for i := 1; i <= 4; i++ {
 				teacher.send(map[string]any{"type": "room", "action": "extend"})
