@@ -256,6 +256,8 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 		r.broadcast(eventMsg{Kind: "timer", EndsAt: &end}, nil, nil)
 	case "end":
 		r.end("teacher")
+	case "record", "unrecord":
+		r.recordAction(c, m.Action == "record", fail)
 	case "allow-draw-all", "revoke-draw-all", "allow-files-all", "revoke-files-all":
 		on := strings.HasPrefix(m.Action, "allow")
 		key := "draw-"

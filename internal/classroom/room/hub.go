@@ -37,6 +37,9 @@ type Hub struct {
 	// Lang maps a class's isLang to the language the room forces ("" for
 	// none).
 	Lang func(isLang int) string
+	// Recorder makes a sitting's recorder; nil means classes are not
+	// recorded.
+	Recorder RecorderFactory
 	// FileURL returns the signed download link of a shared file, valid
 	// until expires.
 	FileURL func(domain int64, f lms.RoomFile, expires time.Time) string

@@ -53,6 +53,9 @@ func (r *Room) can(u *user, perm string) bool {
 		return u.teacher || override(u.draw, r.drawAll)
 	case permFiles:
 		return u.teacher || override(u.files, r.filesAll)
+	case permRecord:
+		mode := r.recordSetting()
+		return u.teacher && r.hub.Recorder != nil && (mode == RecordManual || mode == RecordAuto)
 	}
 	return false
 }
@@ -67,7 +70,7 @@ func override(v *bool, def bool) bool {
 // permissions lists what u may do, for the welcome message.
 func (r *Room) permissions(u *user) []string {
 	out := []string{}
-	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw, permFiles} {
+	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw, permFiles, permRecord} {
 		if r.can(u, p) {
 			out = append(out, p)
 		}

@@ -114,6 +114,7 @@ type Snapshot struct {
 	Board        BoardState    `json:"board"`
 	Presentation *Presentation `json:"presentation"`
 	Files        []FileInfo    `json:"files"`
+	Recording    bool          `json:"recording"`
 }
 
 // Presentation is the shared state of an open presentation.
@@ -233,6 +234,8 @@ type eventMsg struct {
 	// Closed marks a presentation event that closed it (presentation is
 	// then absent).
 	Closed bool `json:"closed,omitempty"`
+	// Recording is set on a recording event: whether recording is on.
+	Recording *bool `json:"recording,omitempty"`
 }
 
 type noticeMsg struct {

@@ -69,6 +69,10 @@ type Room struct {
 	// drawAll lets every student draw; filesAll share files (the
 	// teacher's room-wide switches, below per-user overrides).
 	drawAll, filesAll bool
+
+	recorder    Recorder
+	recording   bool
+	autoStarted bool
 }
 
 type user struct {
@@ -421,6 +425,9 @@ func (r *Room) checkTime() {
 		r.end("time")
 		return
 	}
+	if len(r.conns) > 0 {
+		r.autoRecord(now)
+	}
 	if r.endsAt.Sub(now) <= EndWarning && !r.warnedAt.Equal(r.endsAt) {
 		r.warnedAt = r.endsAt
 		at := r.endsAt
@@ -433,7 +440,9 @@ func (r *Room) checkTime() {
 		idle = 2 * time.Minute
 	}
 	if len(r.conns) == 0 && now.Sub(r.emptyAt) >= idle {
-		r.stop(false)
+		if r.stop(false) {
+			r.stopRecording()
+		}
 	}
 }
 
@@ -460,15 +469,18 @@ func (r *Room) shutdown(kind, reason string) {
 	for _, c := range r.conns {
 		r.detach(c, reason)
 	}
+	r.stopRecording()
 	r.stop(true)
 }
 
-func (r *Room) stop(force bool) {
+// stop forgets the room (unless it still has work and force is false)
+// and reports whether it stopped.
+func (r *Room) stop(force bool) bool {
 	if r.stopped {
-		return
+		return true
 	}
 	if !r.hub.remove(r, force) {
-		return
+		return false
 	}
 	r.stopped = true
 	if r.media != nil {
@@ -479,6 +491,7 @@ func (r *Room) stop(force bool) {
 	case r.q.wake <- struct{}{}:
 	default:
 	}
+	return true
 }
 
 // broadcast sequences an event and sends it to to (nil: everyone); skip,
@@ -491,6 +504,9 @@ func (r *Room) broadcast(ev eventMsg, to []string, skip *Conn) {
 		panic(err) // event types always marshal
 	}
 	r.ring = append(r.ring, event{seq: r.seq, to: to, data: data})
+	if to == nil { // private messages stay out of recordings
+		r.logEvent(ev, data)
+	}
 	if len(r.ring) > eventRing {
 		r.ring = slices.Delete(r.ring, 0, len(r.ring)-eventRing)
 	}
@@ -546,7 +562,7 @@ func (r *Room) participant(u *user) Participant {
 
 func (r *Room) snapshot(u *user) Snapshot {
 	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{},
-		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList()}
+		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList(), Recording: r.recording}
 	for _, id := range r.order {
 		if p := r.users[id]; len(p.conns) > 0 {
 			s.Participants = append(s.Participants, r.participant(p))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -39,7 +41,7 @@ func newEnv(t *testing.T, b apitest.Backend) *env {
 	clock := &apitest.Clock{}
 	clock.Set(start)
 	e := &env{t: t, st: st, clock: clock, domain: d.ID, media: &fakeMedia{}}
-	e.hub = &room.Hub{Store: st, Now: clock.Now, Media: e.media.factory,
+	e.hub = &room.Hub{Store: st, Now: clock.Now, Media: e.media.factory, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Lang: func(n int) string {
 			if n == 14 {
 				return "fr"

@@ -1,0 +1,154 @@
+package room_test
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/classroom/room"
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// fakeRecorder records what the room asks of a recorder.
+type fakeRecorder struct {
+	mu      sync.Mutex
+	calls   []string
+	events  []string
+	onError func(error)
+}
+
+func (f *fakeRecorder) log(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
+func (f *fakeRecorder) Start() error { f.log("start"); return nil }
+func (f *fakeRecorder) Pause()       { f.log("pause") }
+func (f *fakeRecorder) Stop()        { f.log("stop") }
+func (f *fakeRecorder) Event(kind string, data json.RawMessage) {
+	f.mu.Lock()
+	f.events = append(f.events, kind+" "+string(data))
+	f.mu.Unlock()
+}
+func (f *fakeRecorder) get() ([]string, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls), slices.Clone(f.events)
+}
+
+func TestRecordModes(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		var mu sync.Mutex
+		recs := map[int64]*fakeRecorder{} // by class
+		e.hub.Recorder = func(k room.Key, c lms.LiveClass, m room.Media, onError func(error)) (room.Recorder, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			recs[c.ID] = &fakeRecorder{onError: onError}
+			return recs[c.ID], nil
+		}
+		calls := func(c lms.LiveClass) []string {
+			mu.Lock()
+			rec := recs[c.ID]
+			mu.Unlock()
+			if rec == nil {
+				return nil
+			}
+			calls, _ := rec.get()
+			return calls
+		}
+		record := func(set int) lms.LiveClass { return e.class(func(c *lms.LiveClass) { c.Record = set }) }
+
+		for _, tc := range []struct {
+			mode       int
+			plan       string
+			permission bool
+			auto       bool
+		}{
+			{0, "", false, false}, {1, "", true, false}, {2, "", true, true}, {3, "", false, true},
+			{2, "free", false, false}, {3, "free", false, false},
+		} {
+			e.clock.Set(start.Add(-10 * 60e9)) // the teacher prepares the room early
+			c := record(tc.mode)
+			teacher := e.mustJoin(c, "t", joinOpts{teacher: true, plan: tc.plan})
+			if got := slices.Contains(teacher.perms(), "record"); got != tc.permission {
+				t.Errorf("mode %d plan %q: record permission %v", tc.mode, tc.plan, got)
+			}
+			e.hub.CheckTimers()
+			if got := calls(c); len(got) != 0 {
+				t.Errorf("mode %d: recording before the sitting started: %v", tc.mode, got)
+			}
+			e.clock.Set(start)
+			e.hub.CheckTimers()
+			if started := slices.Contains(calls(c), "start"); started != tc.auto {
+				t.Errorf("mode %d plan %q: started by itself %v", tc.mode, tc.plan, started)
+			}
+			if tc.auto {
+				if ev := teacher.next("event", "recording"); ev["recording"] != true {
+					t.Errorf("mode %d: %v", tc.mode, ev)
+				}
+			}
+			teacher.send(map[string]any{"type": "room", "action": "unrecord"})
+			if tc.mode == 3 && tc.plan == "" {
+				if er := teacher.next("error", ""); !strings.Contains(er["message"].(string), "cannot be started or stopped") {
+					t.Errorf("mode 3 stop: %v", er)
+				}
+			}
+			teacher.conn.Handle([]byte(`{"type":"room","action":"end"}`))
+			teacher.closed()
+		}
+	})
+}
+
+func TestRecordingLog(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		rec := &fakeRecorder{}
+		e.hub.Recorder = func(k room.Key, c lms.LiveClass, m room.Media, onError func(error)) (room.Recorder, error) {
+			rec.onError = onError
+			return rec, nil
+		}
+		e.clock.Set(start)
+		c := e.class(func(c *lms.LiveClass) { c.Record = 1 })
+		teacher := e.mustJoin(c, "t", joinOpts{teacher: true})
+		student := e.mustJoin(c, "s", joinOpts{})
+		student.send(map[string]any{"type": "chat", "text": "before"})
+		teacher.send(map[string]any{"type": "room", "action": "record"})
+		if ev := student.next("event", "recording"); ev["recording"] != true {
+			t.Fatalf("everyone sees recording is on: %v", ev)
+		}
+		student.send(map[string]any{"type": "chat", "text": "public"})
+		student.send(map[string]any{"type": "chat", "text": "secret", "to": "t"})
+		teacher.send(map[string]any{"type": "board", "op": "add", "object": stroke("k1", "p1", 1, 1, 9, 9)})
+		teacher.send(map[string]any{"type": "room", "action": "unrecord"})
+		if ev := student.next("event", "recording"); ev["recording"] != false || ev["reason"] != "teacher" {
+			t.Fatalf("%v", ev)
+		}
+		student.send(map[string]any{"type": "chat", "text": "after"})
+		_, events := rec.get()
+		all := strings.Join(events, "\n")
+		for _, want := range []string{"public", `"op":"add"`, "recording"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("event log lacks %s:\n%s", want, all)
+			}
+		}
+		for _, never := range []string{"before", "secret", "after"} {
+			if strings.Contains(all, never) {
+				t.Errorf("event log has %s:\n%s", never, all)
+			}
+		}
+		// A failing recorder stops recording; the teacher hears of it; the class goes on.
+		teacher.send(map[string]any{"type": "room", "action": "record"})
+		rec.onError(errors.New("disk full"))
+		teacher.next("notice", "recording-failed")
+		if ev := student.next("event", "recording"); ev["recording"] != true {
+			t.Fatalf("%v", ev)
+		}
+		if ev := student.next("event", "recording"); ev["recording"] != false || ev["reason"] != "failed" {
+			t.Fatalf("%v", ev)
+		}
+		student.send(map[string]any{"type": "chat", "text": "still here"})
+		teacher.chat("still here")
+		calls, _ := rec.get()
+		if strings.Join(calls, ",") != "start,pause,start,pause,stop" {
+			t.Fatalf("calls %v", calls)
+		}
+	})
+}
