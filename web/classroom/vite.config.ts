@@ -3,16 +3,37 @@
 // server renders the HTML shells itself and links classroom.{js,css} or
 // check.{js,css} by name. The output is committed and must be byte-for-byte
 // reproducible (CI rebuilds and diffs it).
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const require = createRequire(import.meta.url);
+
+// pdf.js runs its parser in a worker that it loads by URL: the prebuilt,
+// minified worker of the pinned pdfjs-dist, copied as is to a fixed name
+// (src/classroom/board/pdf.ts points GlobalWorkerOptions.workerSrc at it).
+function pdfWorker(): Plugin {
+  return {
+    name: 'lectern-pdf-worker',
+    apply: 'build',
+    generateBundle() {
+      this.emitFile({
+        type: 'asset',
+        fileName: 'pdf-worker.js',
+        source: readFileSync(require.resolve('pdfjs-dist/build/pdf.worker.min.mjs')),
+      });
+    },
+  };
+}
 
 export default defineConfig({
   root: here('.'),
   base: '/classroom/assets/',
   publicDir: false,
   logLevel: 'warn',
+  plugins: [pdfWorker()],
   oxc: {
     jsx: { runtime: 'automatic', importSource: 'preact' },
   },

@@ -8,16 +8,20 @@ import {
   type ClassInfo,
   type ModerateAction,
   type Participant,
+  type Presentation,
   type RoomAction,
   type RoomEvent,
   type Rtc,
   type ServerMessage,
   type Settings,
+  type SharedFile,
   type StreamInfo,
   type StreamLabel,
   type Welcome,
   type You,
 } from './protocol';
+import { BoardModel, isBlankPage, type BoardLive } from './board/model';
+import { openPdf } from './board/pdf';
 import { QualityMeter } from './quality';
 
 export type Phase = 'connecting' | 'joined' | 'failed' | 'ended';
@@ -75,6 +79,16 @@ export interface State {
   remote: RemoteMedia[];
   /** Autoplay with sound was refused; a click must start playback. */
   needsAudioUnlock: boolean;
+  /** The blank board page the teacher shows (the objects live in Classroom.board). */
+  boardPage: string;
+  /** Blank pages known (p1, p2, ...), in order. */
+  boardPages: string[];
+  presentation: Presentation | null;
+  files: SharedFile[];
+  /** What this teacher last did with room allow-draw-all / revoke-draw-all (the room does not tell). */
+  drawAll: boolean;
+  /** Likewise for allow-files-all / revoke-files-all. */
+  filesAll: boolean;
 }
 
 export interface PcInfo {
@@ -97,6 +111,8 @@ type RefContext =
   | { kind: 'rtc-close' }
   | { kind: 'moderate'; action: string; userId: string }
   | { kind: 'room'; action: string }
+  | { kind: 'board'; op: string }
+  | { kind: 'presentation'; action: string }
   | { kind: 'other' };
 
 const DEFAULT_SETTINGS: Settings = {
@@ -147,7 +163,20 @@ export class Classroom {
     localCamera: null,
     remote: [],
     needsAudioUnlock: false,
+    boardPage: 'p1',
+    boardPages: ['p1'],
+    presentation: null,
+    files: [],
+    drawAll: false,
+    filesAll: false,
   };
+
+  /** The whiteboard's objects and live strokes (kept out of state: pages may be large). */
+  readonly board = new BoardModel();
+  /** Told when the server refuses a board operation this client sent (by its ref). */
+  onBoardRefused: (ref: number) => void = () => {};
+  /** Stored board operations sent while the socket was down, sent after the next welcome. */
+  private boardOutbox: Array<Record<string, unknown>> = [];
 
   /** Called after a welcome, with the forced language ('' when the user chooses). */
   onWelcome: (w: Welcome) => void = () => {};
@@ -396,6 +425,9 @@ export class Classroom {
       case 'rtc':
         void this.rtc(msg);
         break;
+      case 'board-live':
+        this.board.applyLive(msg as BoardLive);
+        break;
       case 'pong':
         if (this.pingSentAt) this.wsRtt = Date.now() - this.pingSentAt;
         this.pingSentAt = 0;
@@ -457,11 +489,19 @@ export class Classroom {
         streams,
         chat: (snap.chat ?? []).slice(-CHAT_KEEP),
         hands: snap.hands ?? [],
+        presentation: snap.presentation ?? null,
+        files: snap.files ?? [],
       });
+      this.board.load(snap.board);
+      patch.boardPage = this.board.page;
+      patch.boardPages = this.board.blankPages();
     }
     this.set(patch);
     this.startTimers();
     this.onWelcome(w);
+    const outbox = this.boardOutbox;
+    this.boardOutbox = [];
+    for (const m of outbox) this.send(m, { kind: 'board', op: String(m.op) });
     // Re-publish what was on before a reconnect that lost the connection.
     const again = this.republish;
     this.republish = [];
@@ -475,7 +515,12 @@ export class Classroom {
   }
 
   private event(ev: RoomEvent): void {
-    if (typeof ev.seq === 'number' && ev.seq > this.state.seq) this.set({ seq: ev.seq });
+    if (typeof ev.seq === 'number' && ev.seq > this.state.seq) {
+      // Board events come many a second and change nothing on screen by
+      // themselves: their seq is kept without a re-render.
+      if (ev.kind === 'board') this.state.seq = ev.seq;
+      else this.set({ seq: ev.seq });
+    }
     const s = this.state;
     switch (ev.kind) {
       case 'join':
@@ -513,6 +558,20 @@ export class Classroom {
         if (e && e.direction === 'recv') this.closePc(e);
         break;
       }
+      case 'board': {
+        this.board.apply(ev);
+        const pages = this.board.blankPages();
+        if (this.board.page !== s.boardPage || pages.join() !== s.boardPages.join()) {
+          this.set({ boardPage: this.board.page, boardPages: pages });
+        }
+        break;
+      }
+      case 'presentation':
+        this.set({ presentation: ev.presentation ?? null });
+        break;
+      case 'file':
+        if (ev.file) this.mergeFile(ev.file);
+        break;
       case 'ended':
         this.terminal = true;
         this.set({ phase: 'ended', endReason: ev.reason ?? '', reconnecting: false });
@@ -570,6 +629,12 @@ export class Classroom {
       case 'draw-revoked':
         this.grant([], ['draw']);
         break;
+      case 'files-allowed':
+        this.grant(['files'], []);
+        break;
+      case 'files-revoked':
+        this.grant([], ['files']);
+        break;
       case 'ending-soon':
         this.set({ endingSoon: this.localTime(endsAt) || this.state.endsAt, endsAt: this.localTime(endsAt) || this.state.endsAt });
         return;
@@ -606,6 +671,11 @@ export class Classroom {
       const e = this.pcs.get(ctx.stream);
       if (e) this.unpublish(ctx.label, false);
       this.addError({ code, message, where: 'room', context: ctx.label });
+      return;
+    }
+    if (ctx?.kind === 'board') {
+      if (ref !== undefined) this.onBoardRefused(ref);
+      this.addError({ code, message, where: 'room', context: 'board' });
       return;
     }
     if (ctx?.kind === 'chat') {
@@ -653,6 +723,77 @@ export class Classroom {
 
   room(action: RoomAction): void {
     this.send({ type: 'room', action }, { kind: 'room', action });
+    if (action === 'allow-draw-all' || action === 'revoke-draw-all') this.set({ drawAll: action === 'allow-draw-all' });
+    if (action === 'allow-files-all' || action === 'revoke-files-all') this.set({ filesAll: action === 'allow-files-all' });
+  }
+
+  // ---- board, presentation, files ----
+
+  /**
+   * Sends a stored board operation ({op, ...}); answers its ref. While the
+   * socket is down it waits and goes after the next welcome.
+   */
+  boardOp(op: Record<string, unknown>): number {
+    const msg = { type: 'board', ...op };
+    if (!this.connected()) {
+      if (this.boardOutbox.length < 500) this.boardOutbox.push(msg);
+      return -1;
+    }
+    return this.send(msg, { kind: 'board', op: String(op.op) });
+  }
+
+  /** Sends a live board message (progress, laser): dropped when offline. */
+  boardLive(op: Record<string, unknown>): void {
+    const ws = this.ws;
+    if (ws && ws.readyState === WebSocket.OPEN && this.welcomed) ws.send(JSON.stringify({ type: 'board', ...op }));
+  }
+
+  /** The teacher shows a blank page to everyone. */
+  showPage(page: string): void {
+    if (!isBlankPage(page)) return;
+    this.board.known.add(page);
+    this.boardOp({ op: 'page', page });
+    // Shown at once here; the server's page event confirms it.
+    this.board.apply({ op: 'page', page });
+    this.set({ boardPage: page, boardPages: this.board.blankPages() });
+  }
+
+  /**
+   * Opens a shared PDF for everyone. The room cannot count a PDF's pages,
+   * so the teacher's browser does (pdf.js, loaded now) and says how many.
+   */
+  async openPresentation(file: number | string): Promise<void> {
+    const f = this.state.files.find((x) => String(x.id) === String(file));
+    let pages = 0;
+    if (f?.url) {
+      try {
+        pages = (await openPdf(String(file), f.url)).numPages;
+      } catch {
+        pages = 0; // the room still opens it; the viewers show what they can
+      }
+    }
+    this.send({ type: 'presentation', action: 'open', file: Number(file), pages }, { kind: 'presentation', action: 'open' });
+  }
+
+  presentationAction(action: 'page' | 'zoom' | 'close', value?: number | string): void {
+    const msg: Record<string, unknown> = { type: 'presentation', action };
+    if (action === 'page') msg.page = value;
+    if (action === 'zoom') msg.zoom = value;
+    this.send(msg, { kind: 'presentation', action });
+  }
+
+  /** Adds or replaces a shared file in the list (by id). */
+  mergeFile(f: SharedFile): void {
+    const files = this.state.files.filter((x) => String(x.id) !== String(f.id));
+    const old = this.state.files.find((x) => String(x.id) === String(f.id));
+    files.push(old ? { ...old, ...f } : f);
+    files.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    this.set({ files });
+  }
+
+  /** The session token, for the upload's X-Lectern-Session header. */
+  session(): string {
+    return this.boot.session;
   }
 
   // ---- media ----

@@ -13,6 +13,8 @@ declare global {
     lectern: {
       pcs(): ReturnType<Classroom['pcList']>;
       state(): Record<string, unknown>;
+      board(): { page: string; pages: Record<string, Array<Record<string, unknown>>> };
+      presentation(): { file: number | string; page: number; zoom: number; pages: number } | null;
     };
   }
 }
@@ -35,6 +37,19 @@ window.lectern = {
         chat: s.chat,
       }),
     );
+  },
+  // The page shown (a presentation's annotation page while one is open)
+  // and every page's objects as the server sent them.
+  board: () => {
+    const p = room.state.presentation;
+    return room.board.dump(p ? `pdf:${p.file}:${p.page}` : room.state.boardPage) as unknown as {
+      page: string;
+      pages: Record<string, Array<Record<string, unknown>>>;
+    };
+  },
+  presentation: () => {
+    const p = room.state.presentation;
+    return p ? { file: p.file, page: p.page, zoom: p.zoom, pages: p.pages } : null;
   },
 };
 

@@ -1,4 +1,6 @@
-// Message shapes of docs/classroom-protocol.md (version 1).
+// Message shapes of docs/classroom-protocol.md (version 1) and
+// docs/classroom-whiteboard.md (board, presentations, shared files).
+import type { BoardEvent, BoardLive, BoardSnapshot } from './board/model';
 
 export const PROTOCOL = 1;
 
@@ -72,11 +74,39 @@ export interface ClassInfo {
   endsAt: string;
 }
 
+/** A shared file. status is absent (ready), or 'converting', 'ready', 'failed' for office documents. */
+export interface SharedFile {
+  id: number | string;
+  name: string;
+  size: number;
+  type: string;
+  kind: 'file' | 'presentation' | string;
+  by: string;
+  byName: string;
+  at: string;
+  url: string;
+  status?: 'converting' | 'ready' | 'failed' | string;
+  error?: string;
+  pages?: number;
+}
+
+/** The open presentation: a shared PDF, its page (from 1) and zoom. */
+export interface Presentation {
+  file: number | string;
+  page: number;
+  zoom: number;
+  pages: number;
+  url: string;
+}
+
 export interface Snapshot {
   participants: Participant[];
   chat: ChatMessage[];
   hands: string[];
   streams: StreamInfo[];
+  board?: BoardSnapshot | null;
+  presentation?: Presentation | null;
+  files?: SharedFile[] | null;
 }
 
 export interface Welcome {
@@ -111,7 +141,10 @@ export type RoomEvent =
   | { type: 'event'; seq: number; kind: 'timer'; endsAt: string }
   | { type: 'event'; seq: number; kind: 'stream'; stream: StreamInfo }
   | { type: 'event'; seq: number; kind: 'unstream'; id: string }
-  | { type: 'event'; seq: number; kind: 'ended'; reason: string };
+  | { type: 'event'; seq: number; kind: 'ended'; reason: string }
+  | ({ type: 'event'; seq: number; kind: 'board' } & BoardEvent)
+  | { type: 'event'; seq: number; kind: 'presentation'; presentation: Presentation | null }
+  | { type: 'event'; seq: number; kind: 'file'; file: SharedFile };
 
 export interface Notice {
   type: 'notice';
@@ -144,6 +177,7 @@ export type ServerMessage =
   | Notice
   | ServerError
   | Rtc
+  | ({ type: 'board-live' } & BoardLive)
   | { type: 'pong' };
 
 /** Moderation actions a teacher may take on one participant. */
@@ -159,4 +193,11 @@ export type ModerateAction =
   | 'lower-hand'
   | 'remove';
 
-export type RoomAction = 'mute-all' | 'extend' | 'end';
+export type RoomAction =
+  | 'mute-all'
+  | 'extend'
+  | 'end'
+  | 'allow-draw-all'
+  | 'revoke-draw-all'
+  | 'allow-files-all'
+  | 'revoke-files-all';

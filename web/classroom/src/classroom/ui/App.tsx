@@ -7,6 +7,7 @@ import type { Boot } from '../protocol';
 import { Board } from './Board';
 import { Chat } from './Chat';
 import { ErrorLine } from './Errors';
+import { Files } from './Files';
 import { minutesLeft, timeLeft } from './format';
 import { useMedia, useNow } from './hooks';
 import { Cameras, Controls, Screens } from './Media';
@@ -201,6 +202,8 @@ function noticeText(key: string): string {
     'screen-revoked',
     'draw-allowed',
     'draw-revoked',
+    'files-allowed',
+    'files-revoked',
   ];
   return known.includes(key) ? t(`notice.${key}`) : key;
 }
@@ -239,12 +242,13 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
   // The main visual (a shared screen, else the board), then the controls,
   // then the cameras: nothing is ever drawn over a video. Keyed, so the
   // board keeps its state when a screen share moves it down.
-  const boardArea = <Board key="board" canDraw={s.permissions.includes('draw')} />;
+  const boardArea = <Board key="board" room={room} s={s} />;
   const controls = media || !op ? <Controls key="controls" room={room} s={s} media={media} /> : null;
   const work = presenting
     ? [<Screens key="screens" room={room} s={s} />, controls, boardArea]
     : [boardArea, controls];
   if (media) work.push(<Cameras key="cameras" room={room} s={s} />);
+  work.push(<Files key="files" room={room} s={s} />);
   const showPeople = !tabs || tab === 'people';
   const showChat = chat && (!tabs || tab === 'chat');
   useEffect(() => {

@@ -2,7 +2,8 @@ import { language, t } from '../../shared/i18n';
 import type { UiError } from '../client';
 
 const KNOWN = new Set(['forbidden', 'invalid', 'too-long', 'rate-limited', 'not-found']);
-const DEVICE = new Set(['device-denied', 'device-missing', 'device-busy', 'device-failed', 'media-failed']);
+// Problems found here, not by the server.
+const DEVICE = new Set(['device-denied', 'device-missing', 'device-busy', 'device-failed', 'media-failed', 'export-failed']);
 
 /** A sentence for an error, in the interface language. */
 export function errorText(e: UiError): string {
