@@ -2,14 +2,15 @@ package classroom
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"html/template"
-	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"path"
 	"strings"
@@ -61,39 +62,54 @@ func (p *Pages) shell(w http.ResponseWriter, app, title string, boot any) {
 	p.page(w, http.StatusOK, shellPage, map[string]any{"App": app, "Title": title, "Boot": template.JS(b)})
 }
 
-// assets serves the built client (go:embed) with a content hash as ETag:
-// the file names are fixed, so browsers revalidate and get a 304 until a
-// new build.
+// asset is one built client file, with its gzipped form.
+type asset struct {
+	raw, gz []byte
+	etag    string
+}
+
+// assets serves the built client (go:embed), gzipped when the browser
+// accepts it, with a content hash as ETag: the file names are fixed, so
+// browsers revalidate and get a 304 until a new build.
 func assets() http.Handler {
 	var once sync.Once
-	tags := map[string]string{}
+	files := map[string]asset{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() {
 			fs.WalkDir(webdist.FS, ".", func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					b, _ := fs.ReadFile(webdist.FS, p)
-					sum := sha256.Sum256(b)
-					tags[p] = `"` + hex.EncodeToString(sum[:8]) + `"`
+				if err != nil || d.IsDir() {
+					return nil
 				}
+				b, _ := fs.ReadFile(webdist.FS, p)
+				sum := sha256.Sum256(b)
+				var gz bytes.Buffer
+				zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+				zw.Write(b)
+				zw.Close()
+				files[p] = asset{raw: b, gz: gz.Bytes(), etag: hex.EncodeToString(sum[:8])}
 				return nil
 			})
 		})
 		name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
-		tag, ok := tags[name]
+		a, ok := files[name]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
-		f, err := webdist.FS.Open(name)
-		if err != nil {
-			http.NotFound(w, r)
-			return
+		h := w.Header()
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Vary", "Accept-Encoding")
+		body, tag := a.raw, `"`+a.etag+`"`
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			body, tag = a.gz, `"`+a.etag+`-gz"`
+			h.Set("Content-Encoding", "gzip")
 		}
-		defer f.Close()
-		w.Header().Set("ETag", tag)
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		http.ServeContent(w, r, name, time.Time{}, f.(io.ReadSeeker))
+		if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+			h.Set("Content-Type", ct)
+		}
+		h.Set("ETag", tag)
+		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
 	})
 }
 

@@ -185,10 +185,12 @@ func TestClassroomAssetsAndCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		js, _ := io.ReadAll(resp.Body) // the client asked for gzip and undid it
 		resp.Body.Close()
 		tag := resp.Header.Get("ETag")
-		if resp.StatusCode != 200 || tag == "" || !strings.Contains(resp.Header.Get("Content-Type"), "javascript") {
-			t.Fatalf("classroom.js: %d %v", resp.StatusCode, resp.Header)
+		if resp.StatusCode != 200 || tag == "" || !strings.Contains(resp.Header.Get("Content-Type"), "javascript") ||
+			!resp.Uncompressed || len(js) < 1000 {
+			t.Fatalf("classroom.js: %d %v (gzip %v, %d bytes)", resp.StatusCode, resp.Header, resp.Uncompressed, len(js))
 		}
 		req, _ := http.NewRequest("GET", e.URL+"/classroom/assets/classroom.js", nil)
 		req.Header.Set("If-None-Match", tag)
