@@ -61,8 +61,12 @@ export default defineConfig({
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.endsWith('.json') ? `i18n-${chunk.name}.js` : `chunk-${chunk.name}.js`,
         assetFileNames: '[name][extname]',
-        // What both pages use (preact, i18n, icons) goes in one chunk-shared.js.
-        codeSplitting: { groups: [{ name: 'shared', minShareCount: 2 }] },
+        // What both pages use (preact, i18n, icons) goes in one chunk-shared.js;
+        // only that: what the classroom shares with its own lazy chunks (the
+        // board export) stays in classroom.js.
+        codeSplitting: {
+          groups: [{ name: 'shared', minShareCount: 2, test: /node_modules[\\/]preact[\\/]|src[\\/]shared[\\/]|i18n[\\/]en\.json/ }],
+        },
       },
     },
   },

@@ -6,6 +6,7 @@ import { readBoot } from '../shared/boot';
 import { onLanguage, preferredLanguage, setLanguage } from '../shared/i18n';
 import { Classroom } from './client';
 import type { Boot } from './protocol';
+import { boardStats } from './board/view';
 import { App } from './ui/App';
 
 declare global {
@@ -15,6 +16,7 @@ declare global {
       state(): Record<string, unknown>;
       board(): { page: string; pages: Record<string, Array<Record<string, unknown>>> };
       presentation(): { file: number | string; page: number; zoom: number; pages: number } | null;
+      boardStats(): typeof boardStats;
     };
   }
 }
@@ -47,6 +49,7 @@ window.lectern = {
       pages: Record<string, Array<Record<string, unknown>>>;
     };
   },
+  boardStats: () => ({ ...boardStats }),
   presentation: () => {
     const p = room.state.presentation;
     return p ? { file: p.file, page: p.page, zoom: p.zoom, pages: p.pages } : null;

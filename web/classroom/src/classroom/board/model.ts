@@ -75,7 +75,11 @@ export interface Laser {
 export type BoardChange =
   | { kind: 'add'; page: string; object: BoardObject }
   | { kind: 'page'; page: string }
-  | { kind: 'reset'; page?: string; op?: string; ids?: string[]; by?: string }
+  /**
+   * Objects of page changed: objects lists them as they were and as they
+   * are (what a view must repaint), absent when the whole page changed.
+   */
+  | { kind: 'reset'; page?: string; op?: string; ids?: string[]; by?: string; objects?: BoardObject[] }
   | { kind: 'live' };
 
 export const PAGE_W = 1600;
@@ -169,16 +173,16 @@ export class BoardModel {
         this.live.delete(o.id);
         const m = this.objects(o.page);
         if (isBlankPage(o.page)) this.known.add(o.page);
-        const existed = m.has(o.id);
+        const old = m.get(o.id);
         m.delete(o.id);
         m.set(o.id, o);
         if (!this.ord.has(o.id)) this.ord.set(o.id, this.nextOrd++);
-        this.emit(existed ? { kind: 'reset', page: o.page } : { kind: 'add', page: o.page, object: o });
+        this.emit(old ? { kind: 'reset', page: o.page, objects: [old, o] } : { kind: 'add', page: o.page, object: o });
         return;
       }
       case 'restore': {
         const list = ev.objects ?? (ev.object ? [ev.object] : []);
-        const touched = new Set<string>();
+        const touched = new Map<string, BoardObject[]>();
         for (const item of list) {
           const o = item?.page || !ev.page ? item : { ...item, page: ev.page };
           if (!o?.id || !o.page) continue;
@@ -186,15 +190,15 @@ export class BoardModel {
           m.delete(o.id);
           m.set(o.id, o);
           if (!this.ord.has(o.id)) this.ord.set(o.id, this.nextOrd++);
-          touched.add(o.page);
+          touched.set(o.page, [...(touched.get(o.page) ?? []), o]);
           if (isBlankPage(o.page)) this.known.add(o.page);
         }
-        for (const page of touched) {
+        for (const [page, objects] of touched) {
           const m = this.objects(page);
           const sorted = [...m.values()].sort((a, b) => (this.ord.get(a.id) ?? 0) - (this.ord.get(b.id) ?? 0));
           m.clear();
           for (const o of sorted) m.set(o.id, o);
-          this.emit({ kind: 'reset', page, op: 'restore' });
+          this.emit({ kind: 'reset', page, op: 'restore', objects });
         }
         return;
       }
@@ -203,6 +207,7 @@ export class BoardModel {
         const m = this.objects(ev.page);
         const dx = Math.round(ev.dx ?? 0);
         const dy = Math.round(ev.dy ?? 0);
+        const objects: BoardObject[] = [];
         for (const id of ev.ids) {
           const o = m.get(id);
           if (!o) continue;
@@ -211,16 +216,23 @@ export class BoardModel {
             pts[i] += dx;
             pts[i + 1] += dy;
           }
-          m.set(id, { ...o, points: pts, by: ev.by ?? o.by, seq: ev.seq ?? o.seq });
+          const moved = { ...o, points: pts, by: ev.by ?? o.by, seq: ev.seq ?? o.seq };
+          m.set(id, moved);
+          objects.push(o, moved);
         }
-        this.emit({ kind: 'reset', page: ev.page, op: 'move', ids: ev.ids, by: ev.by });
+        this.emit({ kind: 'reset', page: ev.page, op: 'move', ids: ev.ids, by: ev.by, objects });
         return;
       }
       case 'erase': {
         if (!ev.page || !ev.ids) return;
         const m = this.objects(ev.page);
-        for (const id of ev.ids) m.delete(id);
-        this.emit({ kind: 'reset', page: ev.page, op: 'erase', ids: ev.ids, by: ev.by });
+        const objects: BoardObject[] = [];
+        for (const id of ev.ids) {
+          const o = m.get(id);
+          if (o) objects.push(o);
+          m.delete(id);
+        }
+        this.emit({ kind: 'reset', page: ev.page, op: 'erase', ids: ev.ids, by: ev.by, objects });
         return;
       }
       case 'clear': {

@@ -98,6 +98,9 @@ export function thin(points: number[]): number[] {
   return out;
 }
 
+/** Painting costs, for window.lectern.boardStats() (performance checks). */
+export const boardStats = { repaints: 0, lastRepaintMs: 0, maxRepaintMs: 0, frames: 0, maxFrameMs: 0, objects: 0 };
+
 export class BoardView {
   o: ViewOptions;
   /** Ids selected with the select tool, on the current page. */
@@ -120,6 +123,11 @@ export class BoardView {
   private ox = 0;
   private oy = 0;
   private fullDirty = true;
+  /** A whole repaint under way, object by object. */
+  private job: Iterator<BoardObject> | null = null;
+  private jobStart = 0;
+  /** Areas of the page (page units) to repaint. */
+  private regions: Box[] = [];
   private presDirty = true;
   private frameQueued = false;
   private gesture: Gesture | null = null;
@@ -260,7 +268,8 @@ export class BoardView {
     if (c.kind === 'add') {
       if (c.page !== page) return;
       this.pendingAdds.delete(c.object.id);
-      if (!this.fullDirty && !this.excluded.has(c.object.id)) this.paintOne(c.object);
+      // Drawn on top at once, unless a repaint is due or under way (it reaches it).
+      if (!this.fullDirty && !this.job && !this.excluded.has(c.object.id)) this.paintOne(c.object);
       this.request();
       return;
     }
@@ -280,7 +289,8 @@ export class BoardView {
       }
     }
     if (changed) this.onSelection(this.selection.size);
-    this.fullDirty = true;
+    if (c.objects && !this.job) for (const o of c.objects) this.regions.push(bounds(o));
+    else this.fullDirty = true;
     this.request();
   }
 
@@ -289,10 +299,7 @@ export class BoardView {
     for (const [id, p] of this.pendingAdds) if (p.ref === ref) (this.pendingAdds.delete(id), (any = true));
     for (const [id, p] of this.pendingErase) if (p.ref === ref) (this.pendingErase.delete(id), (any = true));
     for (const [id, p] of this.pendingMove) if (p.ref === ref) (this.pendingMove.delete(id), (any = true));
-    if (any) {
-      this.fullDirty = true;
-      this.request();
-    }
+    if (any) this.request(); // the next frame repaints what is no longer hidden
   }
 
   /** Forgets what the server never confirmed. */
@@ -307,10 +314,7 @@ export class BoardView {
         }
       }
     }
-    if (any) {
-      this.fullDirty = true;
-      this.request();
-    }
+    if (any) this.request();
   }
 
   // ---- painting ----
@@ -359,18 +363,76 @@ export class BoardView {
     ctx.clip();
   }
 
-  private repaintCache(): void {
+  /**
+   * Starts repainting the whole cache: the background at once, the objects
+   * over the next frames within a time budget each (a page of 20,000
+   * objects must not freeze the page). Objects added meanwhile are reached
+   * by the same iterator (a Map's iterator visits later insertions).
+   */
+  private startFull(): void {
     const ctx = this.cctx;
     this.excluded = this.computeExcluded();
     ctx.save();
     this.paintBackground(ctx);
+    ctx.restore();
+    this.job = this.room.board.objects(this.o.page).values();
+    this.jobStart = performance.now();
+    this.fullDirty = false;
+    this.regions = [];
+  }
+
+  private continueFull(deadline: number): void {
+    const it = this.job;
+    if (!it) return;
+    const ctx = this.cctx;
+    ctx.save();
+    this.pageTransform(ctx);
+    this.clipPage(ctx);
+    let n = 0;
+    for (;;) {
+      const r = it.next();
+      if (r.done) {
+        this.job = null;
+        const ms = performance.now() - this.jobStart;
+        boardStats.repaints++;
+        boardStats.lastRepaintMs = Math.round(ms);
+        boardStats.maxRepaintMs = Math.max(boardStats.maxRepaintMs, Math.round(ms));
+        boardStats.objects = this.room.board.objects(this.o.page).size;
+        break;
+      }
+      if (!this.excluded.has(r.value.id)) drawObject(ctx, r.value);
+      if ((++n & 31) === 0 && performance.now() > deadline) break;
+    }
+    ctx.restore();
+  }
+
+  /** Repaints only where objects changed: everything that overlaps it, in order. */
+  private repaintRegions(): void {
+    const t0 = performance.now();
+    let box: Box | null = null;
+    for (const b of this.regions) box = box ? [Math.min(box[0], b[0]), Math.min(box[1], b[1]), Math.max(box[2], b[2]), Math.max(box[3], b[3])] : [...b];
+    this.regions = [];
+    if (!box) return;
+    const x0 = Math.max(0, Math.floor(this.ox + (box[0] - 2) * this.s));
+    const y0 = Math.max(0, Math.floor(this.oy + (box[1] - 2) * this.s));
+    const x1 = Math.min(this.W, Math.ceil(this.ox + (box[2] + 2) * this.s));
+    const y1 = Math.min(this.H, Math.ceil(this.oy + (box[3] + 2) * this.s));
+    if (x1 <= x0 || y1 <= y0) return;
+    const area: Box = [(x0 - this.ox) / this.s, (y0 - this.oy) / this.s, (x1 - this.ox) / this.s, (y1 - this.oy) / this.s];
+    const ctx = this.cctx;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.beginPath();
+    ctx.rect(x0, y0, x1 - x0, y1 - y0);
+    ctx.clip();
+    this.paintBackground(ctx);
     this.pageTransform(ctx);
     this.clipPage(ctx);
     for (const o of this.room.board.objects(this.o.page).values()) {
-      if (!this.excluded.has(o.id)) drawObject(ctx, o);
+      if (!this.excluded.has(o.id) && intersects(bounds(o), area)) drawObject(ctx, o);
     }
     ctx.restore();
-    this.fullDirty = false;
+    boardStats.lastRepaintMs = Math.round(performance.now() - t0);
   }
 
   private paintOne(o: BoardObject): void {
@@ -382,10 +444,32 @@ export class BoardView {
     ctx.restore();
   }
 
+  /** Hidden objects (being moved or erased) changed: repaint where they are. */
+  private updateExcluded(): void {
+    const next = this.computeExcluded();
+    if (this.sameSet(this.excluded, next)) return;
+    const objs = this.room.board.objects(this.o.page);
+    for (const id of next) if (!this.excluded.has(id)) this.addRegion(objs.get(id));
+    for (const id of this.excluded) if (!next.has(id)) this.addRegion(objs.get(id));
+    this.excluded = next;
+  }
+
+  private addRegion(o: BoardObject | undefined): void {
+    if (o) this.regions.push(bounds(o));
+  }
+
   private draw(): void {
     const now = performance.now();
-    if (!this.fullDirty && !this.sameSet(this.excluded, this.computeExcluded())) this.fullDirty = true;
-    if (this.fullDirty) this.repaintCache();
+    boardStats.frames++;
+    if (this.job) {
+      // The running repaint uses the hidden set it started with.
+      if (!this.sameSet(this.excluded, this.computeExcluded())) this.fullDirty = true;
+    } else {
+      this.updateExcluded();
+    }
+    if (this.fullDirty) this.startFull();
+    if (this.job) this.continueFull(now + 12);
+    else if (this.regions.length) this.repaintRegions();
     if (this.presDirty) this.paintPres();
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -453,7 +537,8 @@ export class BoardView {
       animate = true;
     }
     ctx.restore();
-    if (animate) this.request();
+    boardStats.maxFrameMs = Math.max(boardStats.maxFrameMs, Math.round(performance.now() - now));
+    if (animate || this.job || this.fullDirty) this.request();
   }
 
   private paintSelection(ctx: CanvasRenderingContext2D): void {

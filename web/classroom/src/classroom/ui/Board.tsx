@@ -2,7 +2,6 @@ import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../../shared/i18n';
 import { PenIcon } from '../../shared/icons';
-import { exportPdf, exportPng } from '../board/export';
 import { openPdf, renderPdfPage, type PdfRender, type RenderedPage } from '../board/pdf';
 import { BoardView, type TextRequest, type UiTool } from '../board/view';
 import type { Classroom, State } from '../client';
@@ -408,10 +407,12 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
             ) : null}
           </div>
         )}
-        <span class={`pill ${canDraw ? 'pill-on' : ''}`} data-can-draw={String(canDraw)}>
-          <PenIcon />
-          {canDraw ? t('board.canDraw') : t('board.viewOnly')}
-        </span>
+        {op ? null : (
+          <span class={`pill ${canDraw ? 'pill-on' : ''}`} data-can-draw={String(canDraw)}>
+            <PenIcon />
+            {canDraw ? t('board.canDraw') : t('board.viewOnly')}
+          </span>
+        )}
         {op ? (
           <div class="board-admin" role="group" aria-label={t('board.teacherTools')}>
             <button
@@ -448,7 +449,7 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
               disabled={!!busy}
               aria-busy={busy === 'png' ? 'true' : undefined}
               title={t('board.exportPngHint')}
-              onClick={() => void run('png', () => exportPng(room, page, title))}
+              onClick={() => void run('png', async () => (await import('../board/export')).exportPng(room, page, title))}
             >
               <DownloadIcon />
               PNG
@@ -461,7 +462,7 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
               disabled={!!busy}
               aria-busy={busy === 'pdf' ? 'true' : undefined}
               title={t('board.exportPdfHint')}
-              onClick={() => void run('pdf', () => exportPdf(room, title))}
+              onClick={() => void run('pdf', async () => (await import('../board/export')).exportPdf(room, title))}
             >
               <DownloadIcon />
               PDF
@@ -569,18 +570,17 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
           >
             <RedoIcon />
           </button>
-          {selected > 0 ? (
-            <button
-              type="button"
-              id="board-delete"
-              class="tbtn"
-              aria-label={t('board.deleteSelected', { count: selected })}
-              title={t('board.deleteSelected', { count: selected })}
-              onClick={() => viewRef.current?.deleteSelection()}
-            >
-              <CloseIcon />
-            </button>
-          ) : null}
+          <button
+            type="button"
+            id="board-delete"
+            class="tbtn"
+            disabled={!canDraw || selected === 0}
+            aria-label={t('board.deleteSelected', { count: selected })}
+            title={t('board.deleteSelected', { count: selected })}
+            onClick={() => viewRef.current?.deleteSelection()}
+          >
+            <CloseIcon />
+          </button>
           {op ? (
             <button
               type="button"
