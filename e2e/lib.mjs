@@ -423,9 +423,9 @@ export function chatRewriter() {
 
 // coveredVideos answers, for every remote <video> of the page, the part of
 // its on-screen area (sampled on a grid, inside the viewport) where another
-// element is drawn over it: anything that is not the video's own tile (its
-// parent element, which holds the name label). Only videos with some
-// covered part are listed.
+// element is drawn over it: anything that is neither in the video's own
+// tile (its parent element, which holds the name label) nor one of the
+// tile's ancestors. Only videos with some covered part are listed.
 export async function coveredVideos(page) {
   return page.evaluate(() => {
     const out = [];
@@ -439,12 +439,14 @@ export async function coveredVideos(page) {
       const by = new Set();
       for (let i = 0; i < 7; i++) {
         for (let j = 0; j < 7; j++) {
-          const x = r.left + 3 + ((r.width - 6) * i) / 6;
-          const y = r.top + 3 + ((r.height - 6) * j) / 6;
+          // Inset by a tenth, clear of rounded corners.
+          const x = r.left + r.width * (0.1 + (0.8 * i) / 6);
+          const y = r.top + r.height * (0.1 + (0.8 * j) / 6);
           if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
           seen++;
           const hit = document.elementFromPoint(x, y);
-          if (hit && !tile.contains(hit)) {
+          // An ancestor of the tile is not drawn over it (only around it).
+          if (hit && !tile.contains(hit) && !hit.contains(tile)) {
             covered++;
             by.add(hit.id ? `#${hit.id}` : `${hit.tagName.toLowerCase()}${hit.className ? `.${String(hit.className).trim().split(/\s+/).join('.')}` : ''}`);
           }
