@@ -675,6 +675,8 @@ export class Classroom {
     }
     if (ctx?.kind === 'board') {
       if (ref !== undefined) this.onBoardRefused(ref);
+      // "Nothing to undo" needs no message: the board simply stays as it is.
+      if ((ctx.op === 'undo' || ctx.op === 'redo') && code === 'invalid') return;
       this.addError({ code, message, where: 'room', context: 'board' });
       return;
     }

@@ -121,9 +121,9 @@ function formatSize(bytes: number): string {
   return f.format(v);
 }
 
+/** The room opens only files shared as presentations, once ready. */
 export function presentable(f: SharedFile): boolean {
-  if (f.status === 'converting' || f.status === 'failed') return false;
-  return f.kind === 'presentation' || f.type === 'application/pdf' || /\.pdf$/i.test(f.name);
+  return f.kind === 'presentation' && (!f.status || f.status === 'ready');
 }
 
 export function Files({ room, s }: { room: Classroom; s: State }) {
