@@ -33,8 +33,8 @@ function pairs(points: number[]): number[][] {
 /** The filled outline of a pen stroke, smoothed by perfect-freehand. */
 function penOutline(d: Drawable, last: boolean): Path2D {
   const outline = getStroke(pairs(d.points), {
-    size: d.width * 1.5,
-    thinning: 0.45,
+    size: d.width * 1.6,
+    thinning: 0.5,
     smoothing: 0.5,
     streamline: 0.45,
     simulatePressure: true,

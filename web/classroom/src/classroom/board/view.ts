@@ -85,6 +85,11 @@ function clampY(y: number): number {
   return Math.max(0, Math.min(PAGE_H, Math.round(y)));
 }
 
+/** The text tool's font size (page units) for a line width: 24 to 72. */
+export function textSizeFor(width: number): number {
+  return Math.max(8, Math.min(200, Math.round(20 + width * 2.2)));
+}
+
 /** At most MAX_POINTS points, evenly kept, the last one always. */
 export function thin(points: number[]): number[] {
   const n = points.length / 2;
@@ -709,7 +714,7 @@ export class BoardView {
       case 'arrow':
       case 'rect':
       case 'ellipse': {
-        const width = tool === 'highlighter' ? Math.min(64, this.o.width * 4) : this.o.width;
+        const width = tool === 'highlighter' ? Math.min(64, this.o.width * 3) : this.o.width;
         const stroke: Stroke = {
           id: newId(),
           page,
@@ -996,7 +1001,7 @@ export class BoardView {
   addText(text: string, x: number, y: number): void {
     const body = text.replace(/\s+$/, '').slice(0, 2000);
     if (!body.trim()) return;
-    const size = Math.max(8, Math.min(200, 16 + this.o.width * 4));
+    const size = textSizeFor(this.o.width);
     const obj: BoardObject = {
       id: newId(),
       page: this.o.page,
@@ -1018,7 +1023,7 @@ export class BoardView {
 
   /** The text size the text tool uses now, in CSS pixels on screen. */
   textSizeOnScreen(): number {
-    return (Math.max(8, Math.min(200, 16 + this.o.width * 4)) * this.s) / this.dpr;
+    return (textSizeFor(this.o.width) * this.s) / this.dpr;
   }
 
   // ---- laser ----

@@ -44,10 +44,10 @@ const COLORS: Array<{ name: string; value: string }> = [
 ];
 
 const WIDTHS: Array<{ name: string; value: number }> = [
-  { name: 'thin', value: 2 },
-  { name: 'medium', value: 4 },
-  { name: 'thick', value: 8 },
-  { name: 'heavy', value: 16 },
+  { name: 'thin', value: 3 },
+  { name: 'medium', value: 6 },
+  { name: 'thick', value: 12 },
+  { name: 'heavy', value: 24 },
 ];
 
 const ZOOMS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4];
@@ -67,7 +67,7 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
   const viewRef = useRef<BoardView | null>(null);
   const [tool, setTool] = useState<UiTool>('pen');
   const [color, setColor] = useState(COLORS[1].value);
-  const [width, setWidth] = useState(4);
+  const [width, setWidth] = useState(6);
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<TextRequest | null>(null);
   const [busy, setBusy] = useState('');
@@ -541,7 +541,7 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
                 viewRef.current?.set({ width: w.value });
               }}
             >
-              <span class="width-dot" style={{ width: `${Math.min(18, 2 + w.value)}px`, height: `${Math.min(18, 2 + w.value)}px` }} />
+              <span class="width-dot" style={{ width: `${3 + Math.round(w.value / 2)}px`, height: `${3 + Math.round(w.value / 2)}px` }} />
             </button>
           ))}
         </div>
