@@ -18,8 +18,17 @@ export const HIGHLIGHT_ALPHA = 0.35;
 export const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", Arial, sans-serif';
 const LINE_HEIGHT = 1.25;
 
-const paths = new WeakMap<object, Path2D>();
-const boxes = new WeakMap<object, Box>();
+// Caches kept on the stored objects themselves, as hidden properties: a
+// property read is much cheaper than a WeakMap lookup, and hidden ones are
+// neither serialised nor copied by a spread (a move makes a new object).
+const PATH = Symbol('path');
+const BOX = Symbol('box');
+
+type Cached = { [PATH]?: Path2D; [BOX]?: Box };
+
+function remember<K extends typeof PATH | typeof BOX>(d: object, key: K, value: Cached[K]): void {
+  Object.defineProperty(d, key, { value, enumerable: false, configurable: true });
+}
 
 /** [minX, minY, maxX, maxY] in page coordinates. */
 export type Box = [number, number, number, number];
@@ -89,19 +98,19 @@ export function drawObject(ctx: CanvasRenderingContext2D, d: Drawable, finished 
   ctx.lineJoin = 'round';
   switch (d.tool) {
     case 'pen': {
-      let p = finished ? paths.get(d) : undefined;
+      let p = finished ? (d as Cached)[PATH] : undefined;
       if (!p) {
         p = penOutline(d, finished);
-        if (finished) paths.set(d, p);
+        if (finished) remember(d, PATH, p);
       }
       ctx.fill(p);
       return;
     }
     case 'highlighter': {
-      let p = finished ? paths.get(d) : undefined;
+      let p = finished ? (d as Cached)[PATH] : undefined;
       if (!p) {
         p = polyline(d.points);
-        if (finished) paths.set(d, p);
+        if (finished) remember(d, PATH, p);
       }
       ctx.save();
       ctx.globalAlpha = HIGHLIGHT_ALPHA;
@@ -174,7 +183,7 @@ function measure(text: string, size: number): number {
 
 /** The box an object covers, stroke width included. */
 export function bounds(d: Drawable): Box {
-  const cached = boxes.get(d);
+  const cached = (d as Cached)[BOX];
   if (cached) return cached;
   let b: Box;
   if (d.tool === 'text') {
@@ -200,7 +209,7 @@ export function bounds(d: Drawable): Box {
     const pad = d.tool === 'arrow' ? Math.max(12, d.width * 3.5) : d.width;
     b = [x0 - pad, y0 - pad, x1 + pad, y1 + pad];
   }
-  boxes.set(d, b);
+  remember(d, BOX, b);
   return b;
 }
 

@@ -60,6 +60,7 @@ export interface ViewOptions {
 }
 
 export interface TextRequest {
+  page: string;
   x: number;
   y: number;
   /** Where on the frame, in CSS pixels. */
@@ -732,7 +733,7 @@ export class BoardView {
         break; // on release
       case 'eraser': {
         this.gesture = { kind: 'erase', ids: new Set(), lastX: fx, lastY: fy };
-        this.eraseAt(fx, fy);
+        this.eraseAt([fx, fy]);
         break;
       }
       case 'select': {
@@ -812,17 +813,20 @@ export class BoardView {
         }
         break;
       }
-      case 'erase':
+      case 'erase': {
+        // Sample the way from the last position, so a fast sweep misses nothing.
+        const pts: number[] = [];
         for (const e of list) {
           const [px, py] = this.toPage(e);
-          // Sample the way from the last position, so a fast sweep misses nothing.
           const dist = Math.hypot(px - g.lastX, py - g.lastY);
           const steps = Math.max(1, Math.ceil(dist / (ERASER_RADIUS / 2)));
-          for (let i = 1; i <= steps; i++) this.eraseAt(g.lastX + ((px - g.lastX) * i) / steps, g.lastY + ((py - g.lastY) * i) / steps);
+          for (let i = 1; i <= steps; i++) pts.push(g.lastX + ((px - g.lastX) * i) / steps, g.lastY + ((py - g.lastY) * i) / steps);
           g.lastX = px;
           g.lastY = py;
         }
+        this.eraseAt(pts);
         break;
+      }
       case 'move':
         g.dx = Math.round(fx - g.x0);
         g.dy = Math.round(fy - g.y0);
@@ -843,6 +847,7 @@ export class BoardView {
       const [fx, fy] = this.toPage(ev);
       const r = this.canvas.getBoundingClientRect();
       this.onText({
+        page: this.o.page,
         x: clampX(fx),
         y: clampY(fy),
         left: ev.clientX - r.left,
@@ -859,12 +864,26 @@ export class BoardView {
     this.finish();
   }
 
-  private eraseAt(x: number, y: number): void {
+  /** Marks what the eraser at the points (x, y pairs) touches: one pass over the page. */
+  private eraseAt(pts: number[]): void {
     const g = this.gesture;
-    if (g?.kind !== 'erase') return;
+    if (g?.kind !== 'erase' || pts.length < 2) return;
     const r = ERASER_RADIUS;
+    const area: Box = [Infinity, Infinity, -Infinity, -Infinity];
+    for (let i = 0; i + 1 < pts.length; i += 2) {
+      area[0] = Math.min(area[0], pts[i] - r);
+      area[1] = Math.min(area[1], pts[i + 1] - r);
+      area[2] = Math.max(area[2], pts[i] + r);
+      area[3] = Math.max(area[3], pts[i + 1] + r);
+    }
     for (const o of this.shownObjects()) {
-      if (!g.ids.has(o.id) && this.mayTouch(o) && hits(o, x, y, r)) g.ids.add(o.id);
+      if (g.ids.has(o.id) || !intersects(bounds(o), area) || !this.mayTouch(o)) continue;
+      for (let i = 0; i + 1 < pts.length; i += 2) {
+        if (hits(o, pts[i], pts[i + 1], r)) {
+          g.ids.add(o.id);
+          break;
+        }
+      }
     }
   }
 

@@ -100,15 +100,10 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
     view.nameOf = (id) => s.participants[id]?.name ?? id;
     view.set(opts);
   });
-  // A text being typed is dropped when the page, the tool or the right to draw changes.
-  const editKey = `${page}|${tool}|${canDraw}`;
-  const lastEditKey = useRef(editKey);
-  useLayoutEffect(() => {
-    if (lastEditKey.current !== editKey) {
-      lastEditKey.current = editKey;
-      setEditing(null);
-    }
-  }, [editKey]);
+  // A text being typed shows only while its page, the text tool and the
+  // right to draw last (the click that opened it may come before the
+  // render that selected the tool, so no effect resets it).
+  const typing = editing && editing.page === page && tool === 'text' && canDraw ? editing : null;
 
   // The presentation page: pdf.js renders it (loaded on first use), the
   // view shows it under the board, sharper again after zooming in.
@@ -167,6 +162,7 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
   }, [pres?.file, pres?.page, pres?.url, pres?.zoom]);
 
   const pickTool = (v: UiTool) => {
+    if (v !== 'text') setEditing(null);
     let c = color;
     if (v === 'highlighter') c = COLORS[6].value;
     else if (tool === 'highlighter' && color === COLORS[6].value) c = COLORS[1].value;
@@ -609,13 +605,13 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
           data-page={page}
           data-tool={tool}
         />
-        {editing ? (
+        {typing ? (
           <TextEditor
-            req={editing}
+            req={typing}
             color={color}
             size={viewRef.current?.textSizeOnScreen() ?? 24}
             onDone={(text) => {
-              if (text) viewRef.current?.addText(text, editing.x, editing.y);
+              if (text) viewRef.current?.addText(text, typing.x, typing.y);
               setEditing(null);
               canvas.current?.focus({ preventScroll: true });
             }}
@@ -637,7 +633,8 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
 function TextEditor({ req, color, size, onDone }: { req: TextRequest; color: string; size: number; onDone: (text: string) => void }) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const done = useRef(false);
-  useEffect(() => {
+  // At once: typing may follow the click straight away.
+  useLayoutEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, []);
   const finish = (text: string) => {
