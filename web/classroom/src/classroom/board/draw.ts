@@ -45,7 +45,7 @@ function penOutline(d: Drawable, last: boolean): Path2D {
     size: d.width * 1.6,
     thinning: 0.5,
     smoothing: 0.5,
-    streamline: 0.45,
+    streamline: 0.3,
     simulatePressure: true,
     last,
   });
