@@ -15,6 +15,39 @@ type Recording struct {
 	Status       int // 1 published, 0 unpublished
 	DateRecorded string
 	CreatedAt    time.Time
+	// State is the lifecycle of a recording the classroom made:
+	// RecordingActive, RecordingProcessing, RecordingReady or
+	// RecordingFailed (an imported file is ready).
+	State         string
+	DurationMS    int64
+	OccurrenceSeq int
+	Segment       int
+}
+
+// Recording states.
+const (
+	RecordingActive     = "recording"
+	RecordingProcessing = "processing"
+	RecordingReady      = "ready"
+	RecordingFailed     = "failed"
+)
+
+// RecordingFile is one file of a recording: a stream's WebM, the event
+// log or the MP4 export.
+type RecordingFile struct {
+	ID          int64
+	RecordingID int64
+	Role        string // "media", "events" or "mp4"
+	BlobKey     string
+	Name        string
+	ContentType string
+	UserRef     string
+	Label       string
+	StartMS     int64
+	DurationMS  int64
+	Width       int
+	Height      int
+	Size        int64
 }
 
 // Attendance event kinds.

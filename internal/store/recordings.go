@@ -8,13 +8,14 @@ import (
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
-const recordingCols = "id, class_id, user_id, name, fname, blob_key, content_type, size, status, date_recorded, created_at"
+const recordingCols = `id, class_id, user_id, name, fname, blob_key, content_type, size, status, date_recorded, created_at,
+	state, duration_ms, occurrence_seq, segment`
 
 func scanRecording(row interface{ Scan(...any) error }) (lms.Recording, error) {
 	var r lms.Recording
 	var created string
 	err := row.Scan(&r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType, &r.Size,
-		&r.Status, &r.DateRecorded, &created)
+		&r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment)
 	r.CreatedAt = parseTime(created)
 	return r, err
 }
@@ -30,10 +31,14 @@ func (s *Store) AddRecording(ctx context.Context, domainID int64, r lms.Recordin
 		if !ok {
 			return lms.NotFoundf("live class %d not found", r.ClassID)
 		}
+		if r.State == "" {
+			r.State = lms.RecordingReady
+		}
 		r.ID, err = tx.insert(ctx, `INSERT INTO recordings (domain_id, class_id, user_id, name, fname, blob_key,
-			content_type, size, status, date_recorded, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			content_type, size, status, date_recorded, created_at, state, duration_ms, occurrence_seq, segment)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			domainID, r.ClassID, r.UserID, r.Name, r.FName, r.BlobKey, r.ContentType, r.Size, r.Status, r.DateRecorded,
-			formatTime(r.CreatedAt))
+			formatTime(r.CreatedAt), r.State, r.DurationMS, r.OccurrenceSeq, r.Segment)
 		return err
 	})
 	return r, err
@@ -129,4 +134,48 @@ func (s *Store) ClassOwner(ctx context.Context, classID int64) (int64, error) {
 		return 0, lms.NotFoundf("live class %d not found", classID)
 	}
 	return d, err
+}
+
+// FinishRecording writes what a recording became: its state, main file,
+// duration and size, and its files (added to those it has).
+func (s *Store) FinishRecording(ctx context.Context, domainID int64, r lms.Recording, files []lms.RecordingFile) error {
+	return s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, `UPDATE recordings SET state = ?, blob_key = ?, name = ?, content_type = ?, size = ?, duration_ms = ?
+			WHERE domain_id = ? AND id = ?`, r.State, r.BlobKey, r.Name, r.ContentType, r.Size, r.DurationMS, domainID, r.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("recording %d not found", r.ID)
+		}
+		for _, f := range files {
+			if _, err := tx.insert(ctx, `INSERT INTO recording_files (domain_id, recording_id, role, blob_key, name, content_type,
+				user_ref, label, start_ms, duration_ms, width, height, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				domainID, r.ID, f.Role, f.BlobKey, f.Name, f.ContentType, f.UserRef, f.Label, f.StartMS, f.DurationMS,
+				f.Width, f.Height, f.Size); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RecordingFiles returns a recording's files in order.
+func (s *Store) RecordingFiles(ctx context.Context, domainID, recordingID int64) ([]lms.RecordingFile, error) {
+	rows, err := s.read().query(ctx, `SELECT id, recording_id, role, blob_key, name, content_type, user_ref, label, start_ms,
+		duration_ms, width, height, size FROM recording_files WHERE domain_id = ? AND recording_id = ? ORDER BY id`, domainID, recordingID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lms.RecordingFile
+	for rows.Next() {
+		var f lms.RecordingFile
+		if err := rows.Scan(&f.ID, &f.RecordingID, &f.Role, &f.BlobKey, &f.Name, &f.ContentType, &f.UserRef, &f.Label,
+			&f.StartMS, &f.DurationMS, &f.Width, &f.Height, &f.Size); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }

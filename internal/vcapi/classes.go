@@ -446,22 +446,22 @@ func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Store.DeleteLiveClass(ctx, c.Domain.ID, id); err != nil {
-		return nil, err
-	}
-	// The rows went with the class; their files go now.
-	keys := make([]string, 0, len(recs)+len(files))
+	// The rows go with the class; their files go now.
+	var keys []string
 	for _, r := range recs {
-		keys = append(keys, r.BlobKey)
+		rk, err := a.recordingKeys(ctx, c.Domain.ID, r)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, rk...)
 	}
 	for _, f := range files {
 		keys = append(keys, f.BlobKey)
 	}
-	for _, k := range keys {
-		if err := a.Blobs.Delete(k); err != nil {
-			a.Logger.Error("delete a class's file", "key", k, "err", err)
-		}
+	if err := a.Store.DeleteLiveClass(ctx, c.Domain.ID, id); err != nil {
+		return nil, err
 	}
+	a.deleteBlobs(keys)
 	return action("removeclass", kv{"class_id", strconv.FormatInt(id, 10)}), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/attendance"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/signing"
 )
@@ -14,18 +15,30 @@ const RecordingLinkTTL = time.Hour
 
 // recordingRecord renders a recording with its signed links: record_url
 // downloads the file, record_path plays it in the browser.
+//
+// status is the seed's 0/1: 1 only for a recording that is ready and
+// published (changestatusrecording toggles publishing); state tells the
+// lifecycle (recording, processing, ready, failed), duration its length
+// (HH:MM:SS) and size its main file's bytes.
 func (a *API) recordingRecord(c *call, r lms.Recording) obj {
 	link := signing.RecordingURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, a.now().Add(RecordingLinkTTL))
+	status := r.Status
+	if r.State != lms.RecordingReady {
+		status = 0
+	}
 	return obj{
 		{"id", strconv.FormatInt(r.ID, 10)},
 		{"classroom_id", strconv.FormatInt(r.ClassID, 10)},
 		{"user_id", r.UserID},
 		{"name", r.Name},
 		{"fname", r.FName},
-		{"status", strconv.Itoa(r.Status)},
+		{"status", strconv.Itoa(status)},
 		{"date_recorded", r.DateRecorded},
 		{"record_url", link + "&download=1"},
 		{"record_path", link},
+		{"state", r.State},
+		{"duration", attendance.FormatDuration(time.Duration(r.DurationMS) * time.Millisecond)},
+		{"size", strconv.FormatInt(r.Size, 10)},
 	}
 }
 
@@ -92,11 +105,38 @@ func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error
 	if err != nil {
 		return nil, err
 	}
+	keys, err := a.recordingKeys(ctx, c.Domain.ID, r)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := a.Store.DeleteRecording(ctx, c.Domain.ID, r.ID); err != nil {
 		return nil, err
 	}
-	if err := a.Blobs.Delete(r.BlobKey); err != nil {
-		a.Logger.Error("delete recording file", "key", r.BlobKey, "err", err)
-	}
+	a.deleteBlobs(keys)
 	return action("removeclassrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}), nil
+}
+
+// recordingKeys lists the blobs of a recording: its main file and every
+// file of it.
+func (a *API) recordingKeys(ctx context.Context, domainID int64, r lms.Recording) ([]string, error) {
+	keys := []string{r.BlobKey}
+	files, err := a.Store.RecordingFiles(ctx, domainID, r.ID)
+	for _, f := range files {
+		if f.BlobKey != r.BlobKey {
+			keys = append(keys, f.BlobKey)
+		}
+	}
+	return keys, err
+}
+
+// deleteBlobs removes files whose rows are gone; a failure is logged.
+func (a *API) deleteBlobs(keys []string) {
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if err := a.Blobs.Delete(k); err != nil {
+			a.Logger.Error("delete a file", "key", k, "err", err)
+		}
+	}
 }
