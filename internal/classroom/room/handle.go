@@ -271,6 +271,8 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 		} else {
 			key += "revoked"
 		}
+		draw, files := r.drawAll, r.filesAll
+		r.broadcast(eventMsg{Kind: "switches", DrawAll: &draw, FilesAll: &files}, nil, nil)
 		for _, u := range r.users {
 			if !u.teacher && len(u.conns) > 0 {
 				// The room-wide switch replaces earlier one-by-one choices.

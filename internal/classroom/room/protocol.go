@@ -56,6 +56,7 @@ type Participant struct {
 	CanVideo  bool   `json:"canVideo"`
 	CanScreen bool   `json:"canScreen"`
 	CanDraw   bool   `json:"canDraw"`
+	CanFiles  bool   `json:"canFiles"`
 	Quality   string `json:"quality"`
 }
 
@@ -115,6 +116,9 @@ type Snapshot struct {
 	Presentation *Presentation `json:"presentation"`
 	Files        []FileInfo    `json:"files"`
 	Recording    bool          `json:"recording"`
+	// DrawAll and FilesAll are the teacher's room-wide switches.
+	DrawAll  bool `json:"drawAll"`
+	FilesAll bool `json:"filesAll"`
 }
 
 // Presentation is the shared state of an open presentation.
@@ -236,6 +240,9 @@ type eventMsg struct {
 	Closed bool `json:"closed,omitempty"`
 	// Recording is set on a recording event: whether recording is on.
 	Recording *bool `json:"recording,omitempty"`
+	// DrawAll and FilesAll are set on a switches event.
+	DrawAll  *bool `json:"drawAll,omitempty"`
+	FilesAll *bool `json:"filesAll,omitempty"`
 }
 
 type noticeMsg struct {

@@ -543,7 +543,7 @@ func (r *Room) changed(u *user, skip *Conn) {
 func (r *Room) participant(u *user) Participant {
 	p := Participant{UserID: u.id, Name: u.name, Role: role(u), Devices: len(u.conns), Hand: u.hand,
 		CanAudio: r.can(u, permAudio), CanVideo: r.can(u, permVideo), CanScreen: r.can(u, permScreen),
-		CanDraw: r.can(u, permDraw), Quality: u.quality}
+		CanDraw: r.can(u, permDraw), CanFiles: r.can(u, permFiles), Quality: u.quality}
 	for _, s := range r.streams {
 		if s.user != u.id {
 			continue
@@ -562,7 +562,8 @@ func (r *Room) participant(u *user) Participant {
 
 func (r *Room) snapshot(u *user) Snapshot {
 	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{},
-		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList(), Recording: r.recording}
+		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList(), Recording: r.recording,
+		DrawAll: r.drawAll, FilesAll: r.filesAll}
 	for _, id := range r.order {
 		if p := r.users[id]; len(p.conns) > 0 {
 			s.Participants = append(s.Participants, r.participant(p))
