@@ -3,6 +3,7 @@ package classroom_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -213,6 +214,58 @@ func TestClassroomAssetsAndCheck(t *testing.T) {
 		bad := e.Do(apitest.Request{Method: "POST", Path: "/classroom/check/offer", Body: "not json", NoAuth: true})
 		if bad.Status != 400 || !strings.Contains(string(bad.Body), "sdp") {
 			t.Fatalf("bad offer %d %s", bad.Status, bad.Body)
+		}
+	})
+}
+
+// TestRecordingLifecycle records a board-only class (its recording is the
+// event log) through the real server: the row shows "recording" while it
+// runs and "ready" with its files after the class ends.
+func TestRecordingLifecycle(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		c, err := e.Store.CreateLiveClass(context.Background(), e.Domain.ID, lms.LiveClass{Title: "Rec", Date: "2031-03-10",
+			StartMinute: 900, EndMinute: 960, TimezoneID: 28, TimezoneName: "Europe/London", Currency: "usd", Published: 1,
+			IsBoard: 1, Record: 1, Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := itoa(c.ID)
+		e.Clock.Set(start)
+		teacher, w := dial(t, e, map[string]any{"type": "hello", "protocol": 1, "session": session(t, e, id, "t1", "1", true)})
+		if !strings.Contains(fmt.Sprint(w["permissions"]), "record") {
+			t.Fatalf("no record permission: %v", w["permissions"])
+		}
+		teacher.send(map[string]any{"type": "room", "action": "record"})
+		if ev := teacher.until("event", "recording"); ev["recording"] != true {
+			t.Fatalf("%v", ev)
+		}
+		teacher.send(map[string]any{"type": "board", "op": "add", "object": map[string]any{"id": "s1", "page": "p1", "tool": "pen",
+			"color": "#000000", "width": 3, "points": []int{1, 2, 3, 4}}})
+		teacher.until("event", "board")
+		list := e.VC("getclassrecording", url.Values{"class_id": {id}}).JSON(t)
+		if apitest.Str(t, list, "0.state") != "recording" || apitest.Str(t, list, "0.status") != "0" {
+			t.Fatalf("while recording: %v", list)
+		}
+		teacher.send(map[string]any{"type": "room", "action": "end"})
+		deadline := time.Now().Add(10 * time.Second)
+		for apitest.Str(t, e.VC("getclassrecording", url.Values{"class_id": {id}}).JSON(t), "0.state") != "ready" {
+			if time.Now().After(deadline) {
+				t.Fatalf("never ready: %v", e.VC("getclassrecording", url.Values{"class_id": {id}}).JSON(t))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		rec := e.VC("getclassrecording", url.Values{"class_id": {id}}).JSON(t)
+		if apitest.Str(t, rec, "0.status") != "1" {
+			t.Fatalf("ready and published: %v", rec)
+		}
+		resp, err := e.Client.Get(apitest.Str(t, rec, "0.record_url"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(log), `"op":"add"`) || !strings.Contains(string(log), `"type":"recording"`) {
+			t.Fatalf("event log %d:\n%s", resp.StatusCode, log)
 		}
 	})
 }

@@ -1,0 +1,223 @@
+package classroom
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/classroom/record"
+	"github.com/lectern-lms/lectern/internal/classroom/room"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// Recordings makes the recorders of live rooms: their files go straight
+// into the blob folder (a crash leaves what was written, playable), their
+// rows into the store, one per segment (isVideo 0) or one per sitting
+// (isVideo 1).
+type Recordings struct {
+	Store *store.Store
+	// BlobRoot is the folder of the local blob store.
+	BlobRoot string
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+func (rs *Recordings) now() time.Time {
+	if rs.Now != nil {
+		return rs.Now()
+	}
+	return time.Now()
+}
+
+// Factory is the room service's RecorderFactory.
+func (rs *Recordings) Factory(k room.Key, c lms.LiveClass, media room.Media, onError func(error)) (room.Recorder, error) {
+	b := make([]byte, 8)
+	rand.Read(b)
+	prefix := path.Join("recordings", fmt.Sprint(k.Domain), fmt.Sprintf("%d-%d-%s", k.Class, k.Sitting, hex.EncodeToString(b)))
+	sr := &sittingRecorder{rs: rs, key: k, class: c, prefix: prefix, rows: map[int]lms.Recording{}}
+	opts := record.Options{Join: c.IsVideo == 1, OnError: onError, Now: rs.Now, Logger: rs.Logger}
+	if m, ok := media.(*sfuMedia); ok {
+		sr.media = m
+		opts.RequestKeyframe = m.r.RequestKeyframe
+	}
+	sr.rec = record.New(record.DirStorage{Dir: filepath.Join(rs.BlobRoot, filepath.FromSlash(prefix))}, opts)
+	if sr.media != nil {
+		sr.media.r.SetTap(sr.rec)
+	}
+	return sr, nil
+}
+
+// sittingRecorder adapts a record.Recorder to the room and keeps its
+// recordings' rows.
+type sittingRecorder struct {
+	rs     *Recordings
+	key    room.Key
+	class  lms.LiveClass
+	prefix string
+	media  *sfuMedia
+	rec    *record.Recorder
+
+	mu      sync.Mutex
+	started bool
+	segment int
+	rows    map[int]lms.Recording // by segment
+}
+
+// Start starts the recording or a new segment, and shows it as
+// "recording" in the API.
+func (s *sittingRecorder) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if !s.started {
+		err = s.rec.Start()
+	} else {
+		err = s.rec.Resume()
+		s.segment++
+	}
+	if err != nil {
+		return err
+	}
+	first := !s.started
+	s.started = true
+	if first || s.class.IsVideo == 0 {
+		seg := s.segment
+		now := s.rs.now().UTC()
+		r, err := s.rs.Store.AddRecording(context.Background(), s.key.Domain, lms.Recording{ClassID: s.key.Class,
+			Name: fmt.Sprintf("%s, sitting %d, part %d", s.class.Title, s.key.Sitting, seg+1), FName: "",
+			ContentType: "video/webm", Status: 1, DateRecorded: now.Format("2006-01-02 15:04:05"),
+			State: lms.RecordingActive, OccurrenceSeq: s.key.Sitting, Segment: seg})
+		if err != nil {
+			s.rs.Logger.Error("record a recording's row", "class", s.key.Class, "err", err)
+		} else {
+			s.rows[seg] = r
+		}
+	}
+	return nil
+}
+
+func (s *sittingRecorder) Pause() {
+	if err := s.rec.Pause(); err != nil {
+		s.rs.Logger.Warn("pause recording", "class", s.key.Class, "err", err)
+	}
+}
+
+func (s *sittingRecorder) Event(kind string, data json.RawMessage) { s.rec.Event(kind, data) }
+
+// Stop finishes the files in the background and then the rows: ready
+// with their files, or failed.
+func (s *sittingRecorder) Stop() {
+	go func() {
+		files, err := s.rec.Stop()
+		if s.media != nil {
+			s.media.r.SetTap(nil)
+		}
+		s.mu.Lock()
+		rows := s.rows
+		s.mu.Unlock()
+		s.finish(rows, files, err)
+	}()
+}
+
+// finish writes each segment's row: its media files, the sitting's event
+// log, duration, size and main file (the teacher's video if any).
+func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.FileInfo, recErr error) {
+	ctx := context.Background()
+	segs := make([]int, 0, len(rows))
+	for seg := range rows {
+		segs = append(segs, seg)
+	}
+	slices.Sort(segs)
+	for i, seg := range segs {
+		r := rows[seg]
+		var out []lms.RecordingFile
+		var start, end int64 = -1, 0
+		for _, f := range files {
+			// Joined (isVideo 1): one row holds every file.
+			if s.class.IsVideo == 0 && f.Segment != seg {
+				continue
+			}
+			ctype := "video/webm"
+			if !slices.Contains(f.Kinds, "video") {
+				ctype = "audio/webm"
+			}
+			out = append(out, lms.RecordingFile{Role: "media", BlobKey: path.Join(s.prefix, f.Name), Name: f.Name,
+				ContentType: ctype, UserRef: f.UserID, Label: f.Label, StartMS: f.StartMs, DurationMS: f.DurationMs,
+				Width: f.Width, Height: f.Height, Size: f.Size})
+			if start < 0 || f.StartMs < start {
+				start = f.StartMs
+			}
+			end = max(end, f.StartMs+f.DurationMs)
+		}
+		out = append(out, lms.RecordingFile{Role: "events", BlobKey: path.Join(s.prefix, record.EventsFile),
+			Name: record.EventsFile, ContentType: "application/x-ndjson"})
+		r.State = lms.RecordingReady
+		if recErr != nil && len(out) == 1 {
+			r.State = lms.RecordingFailed
+		}
+		if start >= 0 {
+			r.DurationMS = end - start
+		}
+		main := mainFile(out, s.teacherIDs())
+		r.BlobKey, r.Name, r.ContentType, r.Size = main.BlobKey, main.Name, main.ContentType, main.Size
+		if i > 0 || s.class.IsVideo == 0 {
+			r.Name = fmt.Sprintf("part%d-%s", seg+1, main.Name)
+		}
+		if err := s.rs.Store.FinishRecording(ctx, s.key.Domain, r, out); err != nil {
+			s.rs.Logger.Error("finish a recording", "class", s.key.Class, "recording", r.ID, "err", err)
+		}
+	}
+	if recErr != nil {
+		s.rs.Logger.Error("recording ended with an error", "class", s.key.Class, "err", recErr)
+	}
+}
+
+// teacherIDs are the user ids the class's teachers used (from the
+// attendance of the sitting).
+func (s *sittingRecorder) teacherIDs() map[string]bool {
+	ids := map[string]bool{}
+	evs, err := s.rs.Store.Attendance(context.Background(), s.key.Domain, s.key.Class, "")
+	if err != nil {
+		return ids
+	}
+	for _, e := range evs {
+		if e.IsTeacher && e.OccurrenceSeq == s.key.Sitting {
+			ids[e.UserRef] = true
+		}
+	}
+	return ids
+}
+
+// mainFile is what record_url downloads: the teacher's screen, else the
+// teacher's camera, else any video, else any file.
+func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.RecordingFile {
+	rank := func(f lms.RecordingFile) int {
+		switch {
+		case f.Role != "media":
+			return 9
+		case teachers[f.UserRef] && f.Label == room.LabelScreen:
+			return 0
+		case teachers[f.UserRef] && f.Label == room.LabelCamera:
+			return 1
+		case f.ContentType == "video/webm":
+			return 2
+		}
+		return 3
+	}
+	best := files[0]
+	for _, f := range files[1:] {
+		if rank(f) < rank(best) {
+			best = f
+		}
+	}
+	return best
+}
