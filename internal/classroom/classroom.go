@@ -60,6 +60,8 @@ func (p *Pages) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /classroom/files/{id}", p.download)
 	mux.Handle("GET /classroom/assets/", http.StripPrefix("/classroom/", assets()))
 	mux.HandleFunc("GET /recordings/{id}", p.recording)
+	mux.HandleFunc("GET /recordings/{id}/play", p.playback)
+	mux.HandleFunc("GET /recordings/{id}/files/{file}", p.recordingFile)
 }
 
 func (p *Pages) signedLaunch(w http.ResponseWriter, r *http.Request) {

@@ -267,5 +267,16 @@ func TestRecordingLifecycle(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(log), `"op":"add"`) || !strings.Contains(string(log), `"type":"recording"`) {
 			t.Fatalf("event log %d:\n%s", resp.StatusCode, log)
 		}
+		// The playback page hands its player the event log.
+		page := e.Do(apitest.Request{Method: "GET", Path: strings.TrimPrefix(apitest.Str(t, rec, "0.record_path"), e.URL), NoAuth: true})
+		_, after, _ := strings.Cut(string(page.Body), `<script id="lectern-boot" type="application/json">`)
+		raw, _, _ := strings.Cut(after, "</script>")
+		var boot struct{ Events string }
+		if page.Status != 200 || json.Unmarshal([]byte(raw), &boot) != nil || boot.Events == "" {
+			t.Fatalf("playback page %d: %s", page.Status, page.Body)
+		}
+		if r := e.Do(apitest.Request{Method: "GET", Path: boot.Events, NoAuth: true}); r.Status != 200 || !strings.Contains(string(r.Body), `"op":"add"`) {
+			t.Fatalf("events through the player's link: %d", r.Status)
+		}
 	})
 }

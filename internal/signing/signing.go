@@ -230,6 +230,17 @@ func VerifyRecording(secret []byte, domain, id int64, expires int64, sig string,
 	return verifyDownload("recording-v1", secret, domain, id, expires, sig, now)
 }
 
+// RecordingFileURL returns base/recordings/{recording}/files/{file}?...,
+// the link to one file of a recording (a stream, the event log).
+func RecordingFileURL(base string, secret []byte, domain, recording, file int64, expires time.Time) string {
+	return downloadURL(base, "/recordings/"+strconv.FormatInt(recording, 10)+"/files/", "recording-file-v1", secret, domain, file, expires)
+}
+
+// VerifyRecordingFile checks a recording file's link.
+func VerifyRecordingFile(secret []byte, domain, file int64, expires int64, sig string, now time.Time) error {
+	return verifyDownload("recording-file-v1", secret, domain, file, expires, sig, now)
+}
+
 // FileURL returns base/classroom/files/{id}?d=..&expires=..&sig=.., the
 // download link of a file shared in a live room.
 func FileURL(base string, secret []byte, domain, id int64, expires time.Time) string {

@@ -3,6 +3,7 @@ package vcapi
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/attendance"
@@ -35,11 +36,18 @@ func (a *API) recordingRecord(c *call, r lms.Recording) obj {
 		{"status", strconv.Itoa(status)},
 		{"date_recorded", r.DateRecorded},
 		{"record_url", link + "&download=1"},
-		{"record_path", link},
+		{"record_path", playURL(link, r.ID)},
 		{"state", r.State},
 		{"duration", attendance.FormatDuration(time.Duration(r.DurationMS) * time.Millisecond)},
 		{"size", strconv.FormatInt(r.Size, 10)},
 	}
+}
+
+// playURL turns a recording's signed link into its playback page's (the
+// same signature covers both).
+func playURL(link string, id int64) string {
+	path := "/recordings/" + strconv.FormatInt(id, 10)
+	return strings.Replace(link, path+"?", path+"/play?", 1)
 }
 
 // getclassrecording: class_id, optional search (file names).

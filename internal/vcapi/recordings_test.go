@@ -66,9 +66,17 @@ func TestRecordings(t *testing.T) {
 			if status != 206 || got != "0123456789" || h.Get("Content-Range") != "bytes 10-19/1000" {
 				t.Fatalf("range: %d %q %v", status, got, h)
 			}
+			// record_path is the playback page; an imported recording plays its one file.
 			play := apitest.Str(t, body, "0.record_path")
-			if status, _, h := fetch(t, e, play, nil); status != 200 || !strings.HasPrefix(h.Get("Content-Disposition"), "inline") {
-				t.Fatalf("play: %d %v", status, h)
+			status, page, _ := fetch(t, e, play, nil)
+			boot := bootData(t, page)
+			files, _ := boot["files"].([]any)
+			if status != 200 || !strings.Contains(page, "/classroom/assets/playback.js") || len(files) != 1 {
+				t.Fatalf("play: %d %s", status, page)
+			}
+			inline := files[0].(map[string]any)["url"].(string)
+			if status, got, h := fetch(t, e, e.URL+inline, nil); status != 200 || got != video || !strings.HasPrefix(h.Get("Content-Disposition"), "inline") {
+				t.Fatalf("the player's file: %d %v", status, h)
 			}
 			if status, _, _ := fetch(t, e, strings.Replace(link, "/recordings/"+rid, "/recordings/999", 1), nil); status != 403 {
 				t.Errorf("link for another id: %d", status)
