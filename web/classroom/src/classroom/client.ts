@@ -89,6 +89,8 @@ export interface State {
   drawAll: boolean;
   /** Likewise for allow-files-all / revoke-files-all. */
   filesAll: boolean;
+  /** The class is being recorded (everyone sees it). */
+  recording: boolean;
 }
 
 export interface PcInfo {
@@ -169,6 +171,7 @@ export class Classroom {
     files: [],
     drawAll: false,
     filesAll: false,
+    recording: false,
   };
 
   /** The whiteboard's objects and live strokes (kept out of state: pages may be large). */
@@ -491,6 +494,7 @@ export class Classroom {
         hands: snap.hands ?? [],
         presentation: snap.presentation ?? null,
         files: snap.files ?? [],
+        recording: !!snap.recording,
       });
       this.board.load(snap.board);
       patch.boardPage = this.board.page;
@@ -571,6 +575,9 @@ export class Classroom {
         break;
       case 'file':
         if (ev.file) this.mergeFile(ev.file);
+        break;
+      case 'recording':
+        this.set({ recording: !!ev.recording });
         break;
       case 'ended':
         this.terminal = true;

@@ -107,6 +107,8 @@ export interface Snapshot {
   board?: BoardSnapshot | null;
   presentation?: Presentation | null;
   files?: SharedFile[] | null;
+  /** Whether the class is being recorded. */
+  recording?: boolean;
 }
 
 export interface Welcome {
@@ -144,7 +146,8 @@ export type RoomEvent =
   | { type: 'event'; seq: number; kind: 'ended'; reason: string }
   | ({ type: 'event'; seq: number; kind: 'board' } & BoardEvent)
   | { type: 'event'; seq: number; kind: 'presentation'; presentation: Presentation | null }
-  | { type: 'event'; seq: number; kind: 'file'; file: SharedFile };
+  | { type: 'event'; seq: number; kind: 'file'; file: SharedFile }
+  | { type: 'event'; seq: number; kind: 'recording'; recording: boolean; reason?: 'teacher' | 'failed' | 'ended' | string };
 
 export interface Notice {
   type: 'notice';
@@ -200,4 +203,6 @@ export type RoomAction =
   | 'allow-draw-all'
   | 'revoke-draw-all'
   | 'allow-files-all'
-  | 'revoke-files-all';
+  | 'revoke-files-all'
+  | 'record'
+  | 'unrecord';

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../../shared/i18n';
 import { LanguagePicker } from '../../shared/LanguagePicker';
 import type { Classroom, State } from '../client';
@@ -148,6 +148,44 @@ function RoomControls({ room, s }: { room: Classroom; s: State }) {
   );
 }
 
+/** The red dot everyone sees while the class is recorded; a live region, so a stop is announced too. */
+function RecordingIndicator({ s }: { s: State }) {
+  const was = useRef(s.recording);
+  const stopped = was.current && !s.recording;
+  useEffect(() => {
+    if (s.recording) was.current = true;
+  }, [s.recording]);
+  return (
+    <div class="rec-live" role="status" aria-live="polite">
+      {s.recording ? (
+        <span id="recording-indicator" class="rec-indicator" data-testid="recording">
+          <span class="rec-dot" aria-hidden="true" />
+          {t('recording.on')}
+        </span>
+      ) : stopped ? (
+        <span class="sr-only">{t('recording.stopped')}</span>
+      ) : null}
+    </div>
+  );
+}
+
+/** The teacher's record button (with the record permission: record modes 1 and 2). */
+function RecordToggle({ room, s }: { room: Classroom; s: State }) {
+  return (
+    <button
+      type="button"
+      id="record-toggle"
+      class={`btn rec-toggle ${s.recording ? 'rec-toggle-on' : ''}`}
+      aria-pressed={s.recording ? 'true' : 'false'}
+      disabled={s.reconnecting}
+      onClick={() => room.room(s.recording ? 'unrecord' : 'record')}
+    >
+      <span class="rec-dot" aria-hidden="true" />
+      {t('recording.toggle')}
+    </button>
+  );
+}
+
 function Banners({ room, s }: { room: Classroom; s: State }) {
   const now = useNow(5000);
   // The server's ending-soon notice reaches those present 5 minutes before
@@ -204,6 +242,7 @@ function noticeText(key: string): string {
     'draw-revoked',
     'files-allowed',
     'files-revoked',
+    'recording-failed',
   ];
   return known.includes(key) ? t(`notice.${key}`) : key;
 }
@@ -271,11 +310,13 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
             L
           </span>
           <h1>{title || t('app.name')}</h1>
+          <RecordingIndicator s={s} />
         </div>
         <Timer s={s} />
         <div class="topbar-tools">
           <CheckLink boot={boot} />
           {s.lang ? null : <LanguagePicker />}
+          {s.permissions.includes('record') ? <RecordToggle room={room} s={s} /> : null}
           {op ? <RoomControls room={room} s={s} /> : null}
         </div>
       </header>
