@@ -3,6 +3,7 @@ module github.com/lectern-lms/lectern
 go 1.26.8
 
 require (
+	github.com/at-wat/ebml-go v0.19.4
 	github.com/jackc/pgx/v5 v5.12.0
 	modernc.org/sqlite v1.60.1
 )

@@ -94,6 +94,7 @@ type Room struct {
 	conns   map[string]*conn
 	streams map[string]*upStream
 	seq     uint64
+	tap     tapState // the in-process subscriber (SetTap)
 
 	packetsIn, bytesIn, packetsOut, bytesOut, writeErrors, keyframes atomic.Uint64
 }

@@ -217,7 +217,9 @@ func forwardedExtensions(params []webrtc.RTPHeaderExtensionParameter) map[uint8]
 func (t *upTrack) forward(remote *webrtc.TrackRemote) {
 	r := t.up.room
 	t.ssrc.Store(uint32(remote.SSRC()))
-	go drainRTCP(t.receiver)
+	id := r.tapStart(t, remote)
+	defer r.tapEnd(t)
+	go drainRTCP(t)
 	ext := forwardedExtensions(t.receiver.GetParameters().HeaderExtensions)
 	for {
 		p, _, err := remote.ReadRTP()
@@ -232,16 +234,21 @@ func (t *upTrack) forward(remote *webrtc.TrackRemote) {
 		for _, d := range *t.downs.Load() {
 			d.write(p, ext)
 		}
+		// p is not reused or changed after this (the writes above copy
+		// its header), so the tap may keep it.
+		r.tapRTP(t.up.id, id, p)
 	}
 }
 
-// drainRTCP reads a receiver's RTCP (sender reports), so that the
-// interceptors see it.
-func drainRTCP(recv *webrtc.RTPReceiver) {
+// drainRTCP reads a track's RTCP (sender reports), so that the
+// interceptors see it, and passes the sender reports to the room's tap.
+func drainRTCP(t *upTrack) {
 	for {
-		if _, _, err := recv.ReadRTCP(); err != nil {
+		pkts, _, err := t.receiver.ReadRTCP()
+		if err != nil {
 			return
 		}
+		t.up.room.tapRTCP(t, pkts)
 	}
 }
 
