@@ -116,11 +116,11 @@ func (s *sittingRecorder) Event(kind string, data json.RawMessage) { s.rec.Event
 // Stop finishes the files in the background and then the rows: ready
 // with their files, or failed.
 func (s *sittingRecorder) Stop() {
+	if s.media != nil {
+		s.media.r.SetTap(nil)
+	}
 	go func() {
 		files, err := s.rec.Stop()
-		if s.media != nil {
-			s.media.r.SetTap(nil)
-		}
 		s.mu.Lock()
 		rows := s.rows
 		s.mu.Unlock()

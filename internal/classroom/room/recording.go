@@ -135,8 +135,10 @@ func (r *Room) autoRecord(now time.Time) {
 }
 
 // logEvent copies an event everyone sees into the recording's event log.
+// While recording is paused the log keeps what rebuilds the room's state
+// (board, slides, presence) but not the chat, which was not recorded.
 func (r *Room) logEvent(ev eventMsg, data []byte) {
-	if r.recording && r.recorder != nil {
+	if r.recorder != nil && (r.recording || ev.Kind != "chat") {
 		r.recorder.Event(ev.Kind, data)
 	}
 }

@@ -129,7 +129,7 @@ func TestRecordingLog(t *testing.T) {
 				t.Errorf("event log lacks %s:\n%s", want, all)
 			}
 		}
-		for _, never := range []string{"before", "secret", "after"} {
+		for _, never := range []string{"before", "secret", "after"} { // chat while paused is not recorded
 			if strings.Contains(all, never) {
 				t.Errorf("event log has %s:\n%s", never, all)
 			}
