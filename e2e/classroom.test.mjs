@@ -9,10 +9,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Server, Participant, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, coveredVideos, log, sleep,
+  Server, Participant, join, click, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, coveredVideos, log, sleep,
 } from './lib.mjs';
 
-const server = new Server();
+const server = new Server('classroom');
 
 before(async () => {
   await server.start();
@@ -27,29 +27,6 @@ after(async () => {
 process.on('exit', () => {
   if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
 });
-
-// join opens the participants' launch URLs, each in its own browser, and
-// waits until every page says joined.
-async function join(participants) {
-  await Promise.all(participants.map(async (p) => {
-    const resp = await p.open(p.url, { init: p.init });
-    assert.equal(resp?.status(), 200, `${p.name}: launch page answered ${resp?.status()}`);
-    try {
-      await p.waitState('joined');
-    } catch (e) {
-      await p.screenshot(`${p.name}-not-joined.png`).catch(() => {});
-      throw new Error(`${p.name} did not join: ${e.message}`);
-    }
-  }));
-  log('joined:', participants.map((p) => p.name).join(', '));
-}
-
-async function click(p, selector) {
-  const btn = p.page.locator(selector);
-  await btn.waitFor({ state: 'visible' });
-  assert.equal(await btn.isDisabled(), false, `${p.name}: ${selector} is disabled`);
-  await btn.click();
-}
 
 async function sendChat(p, text, to = '') {
   await p.page.locator('#chat-to').selectOption(to);

@@ -89,9 +89,11 @@ export async function freePortBoth() {
 
 const execFileP = promisify(execFile);
 
-// Server is one `lectern serve` in a fresh data dir, with one domain.
+// Server is one `lectern serve` in a fresh data dir, with one domain. Its
+// output goes to e2e/artifacts/server-<name>.log (one server per test file).
 export class Server {
-  constructor() {
+  constructor(name) {
+    this.name = name;
     this.proc = null;
     this.base = '';
     this.dataDir = '';
@@ -119,14 +121,15 @@ export class Server {
       }
     }
     this.base = `http://127.0.0.1:${port}`;
-    const out = fs.openSync(artifact('server.log'), 'w');
+    this.logFile = artifact(`server-${this.name}.log`);
+    const out = fs.openSync(this.logFile, 'w');
     log('server: start', BIN, args.join(' '));
     this.proc = spawn(BIN, args, { stdio: ['ignore', out, out] });
     fs.closeSync(out);
     this.exited = once(this.proc, 'exit');
     const deadline = Date.now() + 20_000;
     for (;;) {
-      if (this.proc.exitCode !== null) throw new Error(`server exited with ${this.proc.exitCode}; see ${artifact('server.log')}`);
+      if (this.proc.exitCode !== null) throw new Error(`server exited with ${this.proc.exitCode}; see ${this.logFile}`);
       try {
         const r = await fetch(`${this.base}/readyz`);
         if (r.ok) break;
@@ -218,7 +221,7 @@ export class Participant {
   async open(url, { init } = {}) {
     this.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROME_ARGS, timeout: 30_000 });
     browsers.add(this.browser);
-    const ctx = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const ctx = await this.browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     this.page = await ctx.newPage();
     if (init) await this.page.addInitScript(init);
     this.page.setDefaultTimeout(20_000);
@@ -227,6 +230,19 @@ export class Participant {
     const write = (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
     this.page.on('console', (m) => write(`${m.type()}: ${m.text()}`));
     this.page.on('pageerror', (e) => write(`pageerror: ${e.stack || e}`));
+    // The server's error messages on the page's WebSocket, as received
+    // (what a test checks when it sends something the server must refuse).
+    this.wsErrors = [];
+    this.page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+      if (typeof payload !== 'string' || !payload.includes('"error"')) return;
+      try {
+        const m = JSON.parse(payload);
+        if (m.type === 'error') {
+          this.wsErrors.push(m);
+          write(`ws error: ${payload}`);
+        }
+      } catch {}
+    }));
     // Moderation asks for confirmation (remove); the test accepts.
     this.page.on('dialog', (d) => {
       write(`dialog ${d.type()}: ${d.message()} (accepted)`);
@@ -274,6 +290,31 @@ export class Participant {
       await b.close().catch(() => {});
     }
   }
+}
+
+// join opens the participants' launch URLs (p.url, with p.init run before
+// the page's scripts), each in its own browser, and waits until every page
+// says joined.
+export async function join(participants) {
+  await Promise.all(participants.map(async (p) => {
+    const resp = await p.open(p.url, { init: p.init });
+    if (resp?.status() !== 200) throw new Error(`${p.name}: launch page answered ${resp?.status()}`);
+    try {
+      await p.waitState('joined');
+    } catch (e) {
+      await p.screenshot(`${p.name}-not-joined.png`).catch(() => {});
+      throw new Error(`${p.name} did not join: ${e.message}`);
+    }
+  }));
+  log('joined:', participants.map((p) => p.name).join(', '));
+}
+
+// click clicks a visible button, failing if it is disabled.
+export async function click(p, selector) {
+  const btn = p.page.locator(selector);
+  await btn.waitFor({ state: 'visible' });
+  if (await btn.isDisabled()) throw new Error(`${p.name}: ${selector} is disabled`);
+  await btn.click();
 }
 
 export async function closeAllBrowsers() {
@@ -456,4 +497,248 @@ export async function coveredVideos(page) {
     }
     return out;
   });
+}
+
+// ---- whiteboard, presentations, files ----
+
+// wsTap, run in a page before its scripts (Participant.open init), keeps
+// the page's own classroom WebSocket in window.__e2eSocket (the last one it
+// sent on), so a test can send on it what a modified client would.
+export function wsTap() {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    window.__e2eSocket = this;
+    return send.call(this, data);
+  };
+}
+
+// The board page is a 1600 x 900 surface that the client fits into the
+// #board canvas and centres (docs/classroom-whiteboard.md, board/view.ts).
+export const BOARD_W = 1600;
+export const BOARD_H = 900;
+
+// boardGeometry answers where the board page sits in #board: the canvas's
+// box on the page (CSS px) and the page-to-canvas scale and offsets.
+export async function boardGeometry(page) {
+  const box = await page.locator('#board').boundingBox();
+  if (!box || box.width < 10 || box.height < 10) throw new Error(`#board has no usable size: ${JSON.stringify(box)}`);
+  const s = Math.min(box.width / BOARD_W, box.height / BOARD_H);
+  return { box, s, ox: (box.width - BOARD_W * s) / 2, oy: (box.height - BOARD_H * s) / 2 };
+}
+
+// toCanvas maps a board-page point to CSS px inside #board; toClient to
+// the viewport (for page.mouse).
+export const toCanvas = (g, x, y) => [g.ox + x * g.s, g.oy + y * g.s];
+export const toClient = (g, x, y) => [g.box.x + g.ox + x * g.s, g.box.y + g.oy + y * g.s];
+
+// drawPath drags the mouse on #board through the given board-page points
+// (pointer events, as a person draws).
+export async function drawPath(page, points) {
+  const g = await boardGeometry(page);
+  const [x0, y0] = toClient(g, ...points[0]);
+  await page.mouse.move(x0, y0);
+  await page.mouse.down();
+  for (const [x, y] of points.slice(1)) {
+    const [cx, cy] = toClient(g, x, y);
+    await page.mouse.move(cx, cy, { steps: 4 });
+  }
+  await page.mouse.up();
+}
+
+// objectSamples answers points (board-page units) that the painted object
+// covers: its stroke points, or points along a shape's outline.
+export function objectSamples(o) {
+  const p = o.points;
+  const out = [];
+  switch (o.tool) {
+    case 'pen':
+    case 'highlighter':
+      for (let i = 0; i + 1 < p.length; i += 2) out.push([p[i], p[i + 1]]);
+      break;
+    case 'line':
+    case 'arrow':
+      for (let k = 0.1; k < 0.95; k += 0.1) out.push([p[0] + (p[2] - p[0]) * k, p[1] + (p[3] - p[1]) * k]);
+      break;
+    case 'rect': {
+      const [x0, y0, x1, y1] = p;
+      for (let k = 0.1; k < 0.95; k += 0.1) {
+        const x = x0 + (x1 - x0) * k;
+        const y = y0 + (y1 - y0) * k;
+        out.push([x, y0], [x, y1], [x0, y], [x1, y]);
+      }
+      break;
+    }
+    case 'ellipse': {
+      const cx = (p[0] + p[2]) / 2;
+      const cy = (p[1] + p[3]) / 2;
+      const rx = Math.abs(p[2] - p[0]) / 2;
+      const ry = Math.abs(p[3] - p[1]) / 2;
+      for (let a = 0; a < 2 * Math.PI; a += Math.PI / 12) out.push([cx + rx * Math.cos(a), cy + ry * Math.sin(a)]);
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+// pixelsNear decodes a PNG (in the page's own browser) and answers, for
+// every point [x, y] (image px), the colour closest to want ([r, g, b])
+// within radius px and its distance.
+export async function pixelsNear(page, png, points, want, radius = 2) {
+  return page.evaluate(async ({ b64, points, want, radius }) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const bmp = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+    const c = new OffscreenCanvas(bmp.width, bmp.height);
+    const ctx = c.getContext('2d');
+    ctx.drawImage(bmp, 0, 0);
+    const img = ctx.getImageData(0, 0, bmp.width, bmp.height).data;
+    return points.map(([x, y]) => {
+      let best = { d: Infinity, rgb: null };
+      for (let dy = -radius; dy <= radius; dy++) {
+        for (let dx = -radius; dx <= radius; dx++) {
+          const px = Math.round(x) + dx;
+          const py = Math.round(y) + dy;
+          if (px < 0 || py < 0 || px >= bmp.width || py >= bmp.height) continue;
+          const i = (py * bmp.width + px) * 4;
+          const rgb = [img[i], img[i + 1], img[i + 2]];
+          const d = Math.hypot(rgb[0] - want[0], rgb[1] - want[1], rgb[2] - want[2]);
+          if (d < best.d) best = { d: Math.round(d), rgb };
+        }
+      }
+      return best;
+    });
+  }, { b64: png.toString('base64'), points, want, radius });
+}
+
+export const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+// minimalPdf makes a valid PDF of pages 800 x 450 pt (16:9, so a page
+// fills the board): each with a coloured band and a large text. pages is
+// a list of {text, rgb: [r, g, b] in 0-1, band: [x, y, w, h] in pt}.
+export function minimalPdf(pages) {
+  const objs = [];
+  const add = (body) => objs.push(body); // object n is objs[n - 1]
+  add('<< /Type /Catalog /Pages 2 0 R >>');
+  add(null); // the page tree, once the kids are known
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const kids = [];
+  for (const pg of pages) {
+    const [x, y, w, h] = pg.band;
+    const content = `${pg.rgb.join(' ')} rg ${x} ${y} ${w} ${h} re f\nBT /F1 64 Tf 0 0 0 rg 60 300 Td (${pg.text}) Tj ET\n`;
+    add(`<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}endstream`);
+    const contentRef = objs.length;
+    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 800 450] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentRef} 0 R >>`);
+    kids.push(`${objs.length} 0 R`);
+  }
+  objs[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${pages.length} >>`;
+  let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
+  const offsets = [];
+  objs.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+// ---- Firefox ----
+
+export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
+
+// Firefox preferences for the tests. All four are needed in the
+// loopback-only namespace: the fake camera and microphone, host candidates
+// on loopback, and camera and microphone allowed without a prompt (without
+// the two permissions Firefox gathers no ICE candidate at all there: it
+// logs "failed to find default addresses").
+export const FIREFOX_PREFS = {
+  'media.navigator.streams.fake': true,
+  'media.peerconnection.ice.loopback': true,
+  'permissions.default.camera': 1,
+  'permissions.default.microphone': 1,
+};
+
+// FirefoxParticipant is one user in Debian's firefox-esr of its own,
+// driven by puppeteer-core over WebDriver BiDi (playwright-core 1.65 cannot
+// drive this Firefox). page is a puppeteer Page: page.evaluate(fn) is what
+// recvStats, pcSummary and assertFlowing use, as with Chromium.
+export class FirefoxParticipant {
+  constructor(name, { userId, teacher = false } = {}) {
+    this.name = name;
+    this.userId = userId;
+    this.teacher = teacher;
+    this.browser = null;
+    this.page = null;
+  }
+
+  async open(url) {
+    const { default: puppeteer } = await import('puppeteer-core');
+    const t = Date.now();
+    this.browser = await puppeteer.launch({
+      browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: FIREFOX_PREFS,
+      defaultViewport: { width: 1280, height: 800 }, timeout: 30_000,
+    });
+    browsers.add(this.browser);
+    log(`${this.name}: ${await this.browser.version()} started in ${Date.now() - t} ms`);
+    this.page = await this.browser.newPage();
+    this.page.setDefaultTimeout(20_000);
+    const logFile = artifact(`${this.name}.console.log`);
+    fs.writeFileSync(logFile, '');
+    const write = (line) => fs.appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
+    this.page.on('console', (m) => write(`${m.type()}: ${m.text()}`));
+    this.page.on('pageerror', (e) => write(`pageerror: ${e.stack || e}`));
+    this.page.on('dialog', (d) => {
+      write(`dialog ${d.type()}: ${d.message()} (accepted)`);
+      d.accept().catch(() => {});
+    });
+    const resp = await this.page.goto(url, { waitUntil: 'load', timeout: 20_000 });
+    this.status = resp?.status();
+    return resp;
+  }
+
+  // until polls fn(arg) in the page until it answers something truthy.
+  async until(fn, arg, what, timeout = 20_000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const v = await this.page.evaluate(fn, arg);
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`${this.name}: ${what} not within ${timeout / 1000} s`);
+      await sleep(100);
+    }
+  }
+
+  async waitState(state, timeout = 20_000) {
+    const got = await this.until((state) => {
+      const app = document.querySelector('#app');
+      const s = app?.dataset.state;
+      return s === state || s === 'failed' || s === 'ended' ? { state: s, failCode: app.dataset.failCode } : false;
+    }, state, `#app[data-state=${state}]`, timeout);
+    if (got.state !== state) throw new Error(`${this.name}: #app is ${got.state}${got.failCode ? ` (${got.failCode})` : ''}, want ${state}`);
+  }
+
+  async click(selector) {
+    await this.page.waitForSelector(selector, { visible: true });
+    const disabled = await this.page.$eval(selector, (el) => el.disabled);
+    if (disabled) throw new Error(`${this.name}: ${selector} is disabled`);
+    await this.page.click(selector);
+  }
+
+  async screenshot(name) {
+    const file = artifact(name);
+    await this.page.screenshot({ path: file });
+    log(`screenshot ${path.relative(process.cwd(), file)}`);
+    return file;
+  }
+
+  async close() {
+    if (this.browser) {
+      const b = this.browser;
+      this.browser = null;
+      browsers.delete(b);
+      await b.close().catch(() => {});
+    }
+  }
 }
