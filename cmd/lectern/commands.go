@@ -92,21 +92,23 @@ func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 var domainSubcommands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"create":     runDomainCreate,
-	"list":       runDomainList,
-	"rotate-key": runDomainRotateKey,
-	"set-plan":   runDomainSetPlan,
-	"set-style":  runDomainSetStyle,
+	"create":        runDomainCreate,
+	"list":          runDomainList,
+	"rotate-key":    runDomainRotateKey,
+	"set-plan":      runDomainSetPlan,
+	"set-retention": runDomainSetRetention,
+	"set-style":     runDomainSetStyle,
 }
 
 func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "Usage: lectern domain <create|list|rotate-key|set-plan|set-style> [flags]\n\nManage domains: one domain is one LMS instance (tenant) with its own")
+		fmt.Fprintln(stderr, "Usage: lectern domain <create|list|rotate-key|set-plan|set-retention|set-style> [flags]\n\nManage domains: one domain is one LMS instance (tenant) with its own")
 		fmt.Fprintln(stderr, "users, courses and classes, an LMS API key and a classroom API key.")
 		fmt.Fprintln(stderr, "\n  create      create a domain and print its id and both keys (shown only now)")
 		fmt.Fprintln(stderr, "  list        list domains")
 		fmt.Fprintln(stderr, "  rotate-key  replace a domain's LMS or classroom key and print the new one")
 		fmt.Fprintln(stderr, "  set-plan    set a domain's classroom plan (free or unlimited)")
+		fmt.Fprintln(stderr, "  set-retention  set how many days a domain keeps recordings (0: for ever)")
 		fmt.Fprintln(stderr, "  set-style   set a domain's classroom API JSON style (seed, compat or default)")
 		if len(args) == 0 {
 			return errUsage
@@ -115,7 +117,7 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	sub, ok := domainSubcommands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "lectern domain: unknown subcommand %q (want create, list, rotate-key, set-plan or set-style)\n", args[0])
+		fmt.Fprintf(stderr, "lectern domain: unknown subcommand %q (want create, list, rotate-key, set-plan, set-retention or set-style)\n", args[0])
 		return errUsage
 	}
 	return sub(ctx, args[1:], stdout, stderr)
@@ -261,6 +263,38 @@ func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "Imported recording %d (%s, %d bytes) for class %d.\n", rec.ID, rec.Name, rec.Size, rec.ClassID)
 	return nil
+}
+
+func runDomainSetRetention(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := config.Default()
+	fs := newFlagSet("domain set-retention", "Set how many days a domain keeps its class recordings. A running server deletes\nolder recordings and their files within the hour. 0 keeps them for ever (the default).", stderr)
+	cfg.StoreFlags(fs)
+	id := fs.Int64("domain", 0, "the domain's id (required)")
+	days := fs.Int("days", -1, "days to keep recordings, 0 for ever (required)")
+	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
+		return err
+	}
+	if *id <= 0 || *days < 0 {
+		fmt.Fprintln(stderr, "lectern domain set-retention: --domain ID and --days N (0 or more) are required")
+		return errUsage
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.SetRecordingRetention(ctx, *id, *days); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Domain %d: recordings kept %s.\n", *id, retentionText(*days))
+	return nil
+}
+
+func retentionText(days int) string {
+	if days == 0 {
+		return "for ever"
+	}
+	return fmt.Sprintf("%d days", days)
 }
 
 // domainSetting is a domain setting with a fixed set of values that an

@@ -135,7 +135,8 @@ func TestServeEndToEnd(t *testing.T) {
 
 			// The operator sets the plan and the JSON style; the classroom
 			// API follows at once.
-			for _, args := range [][]string{{"domain", "set-plan", "--domain", id, "--plan", "free"}, {"domain", "set-style", "--domain", id, "--style", "compat"}} {
+			for _, args := range [][]string{{"domain", "set-plan", "--domain", id, "--plan", "free"}, {"domain", "set-style", "--domain", id, "--style", "compat"},
+				{"domain", "set-retention", "--domain", id, "--days", "90"}} {
 				if code, _, errOut := lectern(t, append(args, sargs...)...); code != 0 {
 					t.Fatalf("%v: %d %s", args, code, errOut)
 				}
@@ -189,7 +190,7 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"serve", "--help"}, {"migrate", "--help"}, {"version", "--help"},
 		{"domain", "--help"}, {"domain", "create", "--help"}, {"domain", "list", "--help"}, {"domain", "rotate-key", "--help"},
-		{"domain", "set-plan", "--help"}, {"domain", "set-style", "--help"},
+		{"domain", "set-plan", "--help"}, {"domain", "set-style", "--help"}, {"domain", "set-retention", "--help"},
 		{"recording", "--help"}, {"recording", "import", "--help"},
 	} {
 		code, _, errOut := lectern(t, args...)
@@ -211,6 +212,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--response-style", "fancy", "--data-dir", dir}, "--response-style must be seed or compat"},
 		{[]string{"domain", "set-plan", "--data-dir", dir, "--domain", "1", "--plan", "gold"}, "--plan free|unlimited"},
 		{[]string{"domain", "set-style", "--data-dir", dir, "--domain", "1"}, "--style seed|compat|default"},
+		{[]string{"domain", "set-retention", "--data-dir", dir, "--domain", "1"}, "--days N"},
 	} {
 		code, _, errOut := lectern(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {

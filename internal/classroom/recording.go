@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/classroom/record"
 	"github.com/lectern-lms/lectern/internal/classroom/room"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -220,4 +221,53 @@ func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.Recording
 		}
 	}
 	return best
+}
+
+// Sweep deletes, with their files, the recordings older than their
+// domain's retention at instant now, and returns how many it deleted.
+func (rs *Recordings) Sweep(ctx context.Context, blobs blob.Store, now time.Time) (int, error) {
+	n := 0
+	for {
+		expired, err := rs.Store.ExpiredRecordings(ctx, now, 100)
+		if err != nil || len(expired) == 0 {
+			return n, err
+		}
+		for _, e := range expired {
+			keys, err := rs.Store.RecordingKeys(ctx, e.DomainID, e.Recording)
+			if err != nil {
+				return n, err
+			}
+			if _, err := rs.Store.DeleteRecording(ctx, e.DomainID, e.Recording.ID); err != nil {
+				return n, err
+			}
+			for _, k := range keys {
+				if k == "" {
+					continue
+				}
+				if err := blobs.Delete(k); err != nil {
+					rs.Logger.Error("delete an expired recording's file", "key", k, "err", err)
+				}
+			}
+			n++
+		}
+	}
+}
+
+// RunRetention sweeps expired recordings every interval until ctx is
+// done.
+func (rs *Recordings) RunRetention(ctx context.Context, blobs blob.Store, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := rs.Sweep(ctx, blobs, rs.now()); err != nil {
+			rs.Logger.Error("recording retention", "err", err)
+		} else if n > 0 {
+			rs.Logger.Info("deleted recordings past their domain's retention", "recordings", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

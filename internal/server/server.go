@@ -48,6 +48,8 @@ type Main struct {
 	SFU  *sfu.SFU
 	TURN *turn.Server
 
+	recordings *classroom.Recordings
+
 	listeners    []net.Listener
 	servers      []*http.Server
 	shuttingDown atomic.Bool
@@ -148,6 +150,7 @@ func (m *Main) openMedia() error {
 		m.TURN = t
 	}
 	recordings := &classroom.Recordings{Store: m.Store, BlobRoot: filepath.Join(m.Config.DataDir, "blobs"), Logger: m.Logger, Now: m.Now}
+	m.recordings = recordings
 	m.Hub = &room.Hub{Store: m.Store, Media: classroom.SFUMedia(s), Lang: i18n.Tag, Now: m.Now, Logger: m.Logger,
 		ICE:      func(conn string) room.ICEConfig { return room.ICEConfig{ICEServers: m.iceServers(conn)} },
 		Recorder: recordings.Factory}
@@ -281,6 +284,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	hubCtx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
+	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
 	var serveErr error
 	select {
 	case <-ctx.Done():

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -178,4 +181,78 @@ func (s *Store) RecordingFiles(ctx context.Context, domainID, recordingID int64)
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// SetRecordingRetention sets how many days a domain keeps recordings (0:
+// for ever).
+func (s *Store) SetRecordingRetention(ctx context.Context, domainID int64, days int) error {
+	if days < 0 || days > 36500 {
+		return lms.Invalidf("days", "must be 0 (keep for ever) to 36500")
+	}
+	return s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, "UPDATE domains SET recording_retention_days = ? WHERE id = ?", days, domainID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("domain %d not found", domainID)
+		}
+		return nil
+	})
+}
+
+// ExpiredRecording is a recording past its domain's retention.
+type ExpiredRecording struct {
+	DomainID  int64
+	Recording lms.Recording
+}
+
+// ExpiredRecordings returns up to limit finished recordings older than
+// their domain's retention at instant now.
+func (s *Store) ExpiredRecordings(ctx context.Context, now time.Time, limit int) ([]ExpiredRecording, error) {
+	rows, err := s.read().query(ctx, `SELECT d.id, d.recording_retention_days, `+prefixCols("r.", recordingCols)+`
+		FROM recordings r JOIN domains d ON d.id = r.domain_id
+		WHERE d.recording_retention_days > 0 AND r.state <> ? ORDER BY r.created_at, r.id`, lms.RecordingActive)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ExpiredRecording
+	for rows.Next() && len(out) < limit {
+		var e ExpiredRecording
+		var days int
+		var created string
+		r := &e.Recording
+		if err := rows.Scan(&e.DomainID, &days, &r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType,
+			&r.Size, &r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment); err != nil {
+			return nil, err
+		}
+		r.CreatedAt = parseTime(created)
+		if r.CreatedAt.Before(now.AddDate(0, 0, -days)) {
+			out = append(out, e)
+		}
+	}
+	return out, rows.Err()
+}
+
+// RecordingKeys lists the blobs of a recording: its main file and every
+// file of it.
+func (s *Store) RecordingKeys(ctx context.Context, domainID int64, r lms.Recording) ([]string, error) {
+	keys := []string{r.BlobKey}
+	files, err := s.RecordingFiles(ctx, domainID, r.ID)
+	for _, f := range files {
+		if !slices.Contains(keys, f.BlobKey) {
+			keys = append(keys, f.BlobKey)
+		}
+	}
+	return keys, err
+}
+
+// prefixCols puts prefix before each of a comma-separated column list.
+func prefixCols(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
 }

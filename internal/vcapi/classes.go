@@ -449,7 +449,7 @@ func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
 	// The rows go with the class; their files go now.
 	var keys []string
 	for _, r := range recs {
-		rk, err := a.recordingKeys(ctx, c.Domain.ID, r)
+		rk, err := a.Store.RecordingKeys(ctx, c.Domain.ID, r)
 		if err != nil {
 			return nil, err
 		}

@@ -113,7 +113,7 @@ func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error
 	if err != nil {
 		return nil, err
 	}
-	keys, err := a.recordingKeys(ctx, c.Domain.ID, r)
+	keys, err := a.Store.RecordingKeys(ctx, c.Domain.ID, r)
 	if err != nil {
 		return nil, err
 	}
@@ -122,19 +122,6 @@ func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error
 	}
 	a.deleteBlobs(keys)
 	return action("removeclassrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}), nil
-}
-
-// recordingKeys lists the blobs of a recording: its main file and every
-// file of it.
-func (a *API) recordingKeys(ctx context.Context, domainID int64, r lms.Recording) ([]string, error) {
-	keys := []string{r.BlobKey}
-	files, err := a.Store.RecordingFiles(ctx, domainID, r.ID)
-	for _, f := range files {
-		if f.BlobKey != r.BlobKey {
-			keys = append(keys, f.BlobKey)
-		}
-	}
-	return keys, err
 }
 
 // deleteBlobs removes files whose rows are gone; a failure is logged.
