@@ -54,6 +54,7 @@ export default defineConfig({
       input: {
         classroom: here('src/classroom/main.tsx'),
         check: here('src/check/main.tsx'),
+        playback: here('src/playback/main.tsx'),
       },
       preserveEntrySignatures: false,
       output: {
@@ -61,11 +62,20 @@ export default defineConfig({
         chunkFileNames: (chunk) =>
           chunk.facadeModuleId?.endsWith('.json') ? `i18n-${chunk.name}.js` : `chunk-${chunk.name}.js`,
         assetFileNames: '[name][extname]',
-        // What both pages use (preact, i18n, icons) goes in one chunk-shared.js;
-        // only that: what the classroom shares with its own lazy chunks (the
+        // What the pages use (preact, i18n, icons) goes in one chunk-shared.js;
+        // what the classroom and the playback page share (the board's model
+        // and view, the presentation view, the chat list) in chunk-board.js.
+        // Only that: what the classroom shares with its own lazy chunks (the
         // board export) stays in classroom.js.
         codeSplitting: {
-          groups: [{ name: 'shared', minShareCount: 2, test: /node_modules[\\/]preact[\\/]|src[\\/]shared[\\/]|i18n[\\/]en\.json/ }],
+          groups: [
+            { name: 'shared', minShareCount: 2, test: /node_modules[\\/]preact[\\/]|src[\\/]shared[\\/]|i18n[\\/]en\.json/ },
+            {
+              name: 'board',
+              minShareCount: 2,
+              test: /node_modules[\\/]perfect-freehand[\\/]|src[\\/]classroom[\\/](board[\\/](model|view|draw|pdf)|ui[\\/](ChatLog|format|presentationView))\.tsx?$/,
+            },
+          ],
         },
       },
     },

@@ -4,7 +4,6 @@
 // is live on top (strokes being drawn, a selection being moved, lasers).
 // A new object is added to the cache incrementally; erase, move, clear and
 // undo repaint the cache once.
-import type { Classroom } from '../client';
 import { bounds, drawObject, hits, intersects, topHit, type Box, type Drawable } from './draw';
 import {
   LASER_FADE,
@@ -12,10 +11,22 @@ import {
   PAGE_W,
   SHAPES,
   type BoardChange,
+  type BoardModel,
   type BoardObject,
   type Tool,
 } from './model';
 import type { RenderedPage } from './pdf';
+
+/**
+ * What a view needs of its room: the live room (Classroom), or a recording's
+ * replay, which never draws (canDraw false) and so never sends.
+ */
+export interface BoardHost {
+  readonly board: BoardModel;
+  onBoardRefused: (ref: number) => void;
+  boardOp(op: Record<string, unknown>): number;
+  boardLive(op: Record<string, unknown>): void;
+}
 
 export type UiTool = Tool | 'eraser' | 'select' | 'laser';
 
@@ -151,7 +162,7 @@ export class BoardView {
   private sweepTimer = 0;
 
   constructor(
-    private room: Classroom,
+    private room: BoardHost,
     private canvas: HTMLCanvasElement,
     private pres: HTMLCanvasElement | null,
     opts: ViewOptions,

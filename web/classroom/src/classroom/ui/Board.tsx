@@ -2,7 +2,6 @@ import type { TargetedKeyboardEvent } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../../shared/i18n';
 import { PenIcon } from '../../shared/icons';
-import { openPdf, renderPdfPage, type PdfRender, type RenderedPage } from '../board/pdf';
 import { BoardView, type TextRequest, type UiTool } from '../board/view';
 import type { Classroom, State } from '../client';
 import {
@@ -19,6 +18,7 @@ import {
   UploadIcon,
 } from './boardIcons';
 import { failedText, useUpload, UploadStatus } from './Files';
+import { usePresentationPage } from './presentationView';
 
 const TOOLS: Array<{ tool: UiTool; key: string }> = [
   { tool: 'select', key: 'v' },
@@ -71,8 +71,6 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
   const [selected, setSelected] = useState(0);
   const [editing, setEditing] = useState<TextRequest | null>(null);
   const [busy, setBusy] = useState('');
-  const [presState, setPresState] = useState<'idle' | 'loading' | 'ready' | 'error'>('idle');
-  const [docPages, setDocPages] = useState(0);
   const canDraw = s.permissions.includes('draw') && s.phase === 'joined';
   const op = s.permissions.includes('op');
   const me = s.you?.userId ?? '';
@@ -105,61 +103,8 @@ export function Board({ room, s }: { room: Classroom; s: State }) {
   // render that selected the tool, so no effect resets it).
   const typing = editing && editing.page === page && tool === 'text' && canDraw ? editing : null;
 
-  // The presentation page: pdf.js renders it (loaded on first use), the
-  // view shows it under the board, sharper again after zooming in.
-  useEffect(() => {
-    const view = viewRef.current;
-    if (!view) return;
-    if (!pres) {
-      view.setRendered(null, '');
-      setPresState('idle');
-      return;
-    }
-    const file = String(pres.file);
-    const key = `${file}:${pres.page}`;
-    let cancelled = false;
-    let job: PdfRender | null = null;
-    let shown: RenderedPage | null = null;
-    let running = false;
-    const run = () => {
-      if (cancelled || running) return;
-      running = true;
-      job?.cancel();
-      openPdf(file, pres.url)
-        .then((doc) => {
-          if (cancelled) return;
-          setDocPages(doc.numPages);
-          const n = Math.min(Math.max(1, pres.page), doc.numPages);
-          job = renderPdfPage(doc, file, n, view.pixelScale());
-          return job.promise.then((r) => {
-            if (cancelled) return;
-            shown = r;
-            view.setRendered(r, key);
-            setPresState('ready');
-          });
-        })
-        .catch(() => {
-          if (!cancelled) setPresState('error');
-        })
-        .finally(() => {
-          running = false;
-          if (!cancelled && shown && view.wantsSharper(shown)) run();
-        });
-    };
-    view.onLayout = () => {
-      if (shown && view.wantsSharper(shown)) run();
-    };
-    if (view.presKeyShown() !== key) {
-      view.setRendered(null, '');
-      setPresState('loading');
-    }
-    run();
-    return () => {
-      cancelled = true;
-      job?.cancel();
-      view.onLayout = () => {};
-    };
-  }, [pres?.file, pres?.page, pres?.url, pres?.zoom]);
+  // The presentation page under the board.
+  const [presState, docPages] = usePresentationPage(viewRef, pres);
 
   const pickTool = (v: UiTool) => {
     if (v !== 'text') setEditing(null);

@@ -1,7 +1,7 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { t } from '../../shared/i18n';
 import type { Classroom, State } from '../client';
-import { clockTime } from './format';
+import { ChatLog } from './ChatLog';
 import { ErrorLine } from './Errors';
 
 const MAX = 2000;
@@ -9,8 +9,6 @@ const MAX = 2000;
 export function Chat({ room, s }: { room: Classroom; s: State }) {
   const [text, setText] = useState('');
   const [to, setTo] = useState('');
-  const log = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
   const me = s.you;
   const op = s.permissions.includes('op');
   const canChat = s.permissions.includes('chat');
@@ -26,17 +24,11 @@ export function Chat({ room, s }: { room: Classroom; s: State }) {
     if (to && !recipients.some((p) => p.userId === to)) setTo('');
   });
 
-  useLayoutEffect(() => {
-    const el = log.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [s.chat.length]);
-
   const joined = s.phase === 'joined' && !s.reconnecting;
   const submit = (e: Event) => {
     e.preventDefault();
     if (room.sendChat(text, to)) {
       setText('');
-      stick.current = true;
     }
   };
   const nameOf = (id: string) => s.participants[id]?.name ?? '';
@@ -46,48 +38,7 @@ export function Chat({ room, s }: { room: Classroom; s: State }) {
       <h2 id="chat-heading" class="panel-title">
         {t('chat.title')}
       </h2>
-      <div
-        class="messages"
-        ref={log}
-        role="log"
-        aria-live="polite"
-        aria-relevant="additions"
-        aria-labelledby="chat-heading"
-        tabIndex={0}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-        }}
-      >
-        <ol class="message-list">
-        {s.chat.length === 0 ? <li class="messages-empty">{t('chat.empty')}</li> : null}
-        {s.chat.map((m) => {
-          const mine = m.from === me?.userId;
-          const priv = !!m.to;
-          const toText = priv
-            ? m.to === me?.userId
-              ? t('chat.toYou')
-              : t('chat.toName', { name: nameOf(m.to) || m.to })
-            : '';
-          return (
-            <li
-              key={m.id}
-              class={`message ${mine ? 'message-mine' : ''} ${priv ? 'message-private' : ''}`}
-              data-testid="chat-message"
-              data-from={m.from}
-              data-to={m.to}
-            >
-              <div class="message-meta">
-                <span class="message-from">{mine ? t('chat.you') : m.fromName}</span>
-                {priv ? <span class="message-private-tag">{toText}</span> : null}
-                <time dateTime={m.at}>{clockTime(m.at)}</time>
-              </div>
-              <p class="text">{m.text}</p>
-            </li>
-          );
-        })}
-        </ol>
-      </div>
+      <ChatLog chat={s.chat} me={me?.userId ?? ''} nameOf={nameOf} />
       <div class="chat-errors">
         {errors.map((e) => (
           <ErrorLine key={e.id} e={e} onDismiss={() => room.dismissError(e.id)} />
