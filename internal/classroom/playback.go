@@ -81,7 +81,23 @@ func (p *Pages) playback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	expires := p.now().Add(PlaybackFileTTL)
-	boot := map[string]any{"title": rec.Name, "state": rec.State, "durationMs": rec.DurationMS, "events": "", "files": []playbackFile{}}
+	title := rec.Name
+	if c, err := p.Store.LiveClass(r.Context(), d.ID, rec.ClassID); err == nil {
+		title = c.Title + " · " + rec.DateRecorded
+	}
+	// Presentations in the event log carry links that expire; the player
+	// gets fresh ones to every file shared in the class.
+	shared := map[string]string{}
+	roomFiles, err := p.Store.RoomFiles(r.Context(), d.ID, rec.ClassID)
+	if err != nil {
+		p.missing(w, err, "", "")
+		return
+	}
+	for _, f := range roomFiles {
+		shared[strconv.FormatInt(f.ID, 10)] = p.fileURL(d, f, expires)
+	}
+	boot := map[string]any{"title": title, "state": rec.State, "durationMs": rec.DurationMS, "events": "",
+		"files": []playbackFile{}, "sharedFiles": shared}
 	var out []playbackFile
 	for _, f := range files {
 		url := signing.RecordingFileURL("", d.LaunchSecret, d.ID, rec.ID, f.ID, expires)

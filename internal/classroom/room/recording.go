@@ -78,6 +78,13 @@ func (r *Room) startRecording() {
 		r.tellTeachers("recording-failed")
 		return
 	}
+	// The log starts with the room as it is (the chat before it was not
+	// recorded), so a replay need not begin from an empty board.
+	snap := r.snapshot(&user{})
+	snap.Chat = []ChatMessage{}
+	if b, err := json.Marshal(snap); err == nil {
+		r.recorder.Event("snapshot", b)
+	}
 	r.recording = true
 	r.broadcast(eventMsg{Kind: "recording", Recording: &r.recording}, nil, nil)
 }

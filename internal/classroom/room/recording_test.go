@@ -124,7 +124,7 @@ func TestRecordingLog(t *testing.T) {
 		student.send(map[string]any{"type": "chat", "text": "after"})
 		_, events := rec.get()
 		all := strings.Join(events, "\n")
-		for _, want := range []string{"public", `"op":"add"`, "recording"} {
+		for _, want := range []string{"public", `"op":"add"`, "recording", `snapshot {"participants":[{"userId":"t"`} {
 			if !strings.Contains(all, want) {
 				t.Errorf("event log lacks %s:\n%s", want, all)
 			}
