@@ -129,6 +129,29 @@ func (p *Pages) linkError(w http.ResponseWriter, r *http.Request, err error) {
 	p.page(w, http.StatusForbidden, errorPage, msg)
 }
 
+// verifyLink checks a signed download link: the id in the path value
+// idParam, the domain, expiry and signature in the query, checked by
+// verify. On failure it has answered.
+func (p *Pages) verifyLink(w http.ResponseWriter, r *http.Request, idParam string,
+	verify func(secret []byte, domain, id, expires int64, sig string, now time.Time) error) (store.Domain, int64, bool) {
+	q := r.URL.Query()
+	id, err1 := strconv.ParseInt(r.PathValue(idParam), 10, 64)
+	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
+	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
+	var err error = signing.ErrInvalid
+	var d store.Domain
+	if err1 == nil && err2 == nil && err3 == nil {
+		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
+			err = verify(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
+		}
+	}
+	if err != nil {
+		p.linkError(w, r, err)
+		return d, 0, false
+	}
+	return d, id, true
+}
+
 func (p *Pages) page(w http.ResponseWriter, status int, t *template.Template, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -142,37 +165,17 @@ func (p *Pages) page(w http.ResponseWriter, status int, t *template.Template, da
 // recording serves a recording's file behind a signed, expiring link,
 // with Range support (http.ServeContent).
 func (p *Pages) recording(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	id, err1 := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
-	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
-	var err error = signing.ErrInvalid
-	var d store.Domain
-	if err1 == nil && err2 == nil && err3 == nil {
-		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
-			err = signing.VerifyRecording(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
-		}
-	}
-	if err != nil {
-		p.linkError(w, r, err)
+	_, rec, ok := p.verifiedRecording(w, r)
+	if !ok {
 		return
 	}
-	rec, err := p.Store.Recording(r.Context(), domain, id)
-	var f blob.File
-	if err == nil {
-		f, err = p.Blobs.Open(rec.BlobKey)
-	}
+	f, err := p.Blobs.Open(rec.BlobKey)
 	if err != nil {
-		if lms.IsNotFound(err) || errors.Is(err, blob.ErrNotFound) {
-			p.page(w, http.StatusNotFound, errorPage, map[string]string{"Title": "Recording not found",
-				"Message": "This recording has been removed."})
-			return
-		}
-		p.Logger.Error("open recording", "id", id, "err", err)
-		http.Error(w, "internal server error", http.StatusInternalServerError)
+		p.missing(w, err, "Recording not found", "This recording has been removed.")
 		return
 	}
 	defer f.Close()
+	q := r.URL.Query()
 	w.Header().Set("Content-Type", rec.ContentType)
 	disposition := "inline"
 	if q.Get("download") == "1" {

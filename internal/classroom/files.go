@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -286,22 +285,11 @@ func (p *Pages) convert(d store.Domain, k room.Key, f lms.RoomFile) {
 // download serves a shared file behind its signed, expiring link, always
 // as an attachment.
 func (p *Pages) download(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	id, err1 := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
-	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
-	var err error = signing.ErrInvalid
-	if err1 == nil && err2 == nil && err3 == nil {
-		var d store.Domain
-		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
-			err = signing.VerifyFile(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
-		}
-	}
-	if err != nil {
-		p.linkError(w, r, err)
+	d, id, ok := p.verifyLink(w, r, "id", signing.VerifyFile)
+	if !ok {
 		return
 	}
-	f, err := p.Store.RoomFile(r.Context(), domain, id)
+	f, err := p.Store.RoomFile(r.Context(), d.ID, id)
 	var bf blob.File
 	if err == nil && f.Status == lms.FileReady {
 		bf, err = p.Blobs.Open(f.BlobKey)
@@ -309,13 +297,7 @@ func (p *Pages) download(w http.ResponseWriter, r *http.Request) {
 		err = lms.NotFoundf("file %d is not ready", id)
 	}
 	if err != nil {
-		if lms.IsNotFound(err) || errors.Is(err, blob.ErrNotFound) {
-			p.page(w, http.StatusNotFound, errorPage, map[string]string{"Title": "File not found",
-				"Message": "This file has been removed, or is still being converted."})
-			return
-		}
-		p.Logger.Error("open shared file", "id", id, "err", err)
-		http.Error(w, "internal server error", http.StatusInternalServerError)
+		p.missing(w, err, "File not found", "This file has been removed, or is still being converted.")
 		return
 	}
 	defer bf.Close()

@@ -33,22 +33,11 @@ type playbackFile struct {
 // verifiedRecording checks a recording link (the signature covers the
 // recording id) and loads the recording.
 func (p *Pages) verifiedRecording(w http.ResponseWriter, r *http.Request) (store.Domain, lms.Recording, bool) {
-	q := r.URL.Query()
-	id, err1 := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
-	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
-	var err error = signing.ErrInvalid
-	var d store.Domain
-	if err1 == nil && err2 == nil && err3 == nil {
-		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
-			err = signing.VerifyRecording(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
-		}
-	}
-	if err != nil {
-		p.linkError(w, r, err)
+	d, id, ok := p.verifyLink(w, r, "id", signing.VerifyRecording)
+	if !ok {
 		return d, lms.Recording{}, false
 	}
-	rec, err := p.Store.Recording(r.Context(), domain, id)
+	rec, err := p.Store.Recording(r.Context(), d.ID, id)
 	if err != nil {
 		p.missing(w, err, "Recording not found", "This recording has been removed.")
 		return d, rec, false
@@ -121,23 +110,12 @@ func (p *Pages) playback(w http.ResponseWriter, r *http.Request) {
 // recordingFile serves one file of a recording behind its signed link,
 // with ranges (seeking).
 func (p *Pages) recordingFile(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	recID, err0 := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	id, err1 := strconv.ParseInt(r.PathValue("file"), 10, 64)
-	domain, err2 := strconv.ParseInt(q.Get("d"), 10, 64)
-	expires, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
-	var err error = signing.ErrInvalid
-	if err0 == nil && err1 == nil && err2 == nil && err3 == nil {
-		var d store.Domain
-		if d, err = p.Store.GetDomain(r.Context(), domain); err == nil {
-			err = signing.VerifyRecordingFile(d.LaunchSecret, domain, id, expires, q.Get("sig"), p.now())
-		}
-	}
-	if err != nil {
-		p.linkError(w, r, err)
+	d, id, ok := p.verifyLink(w, r, "file", signing.VerifyRecordingFile)
+	if !ok {
 		return
 	}
-	files, err := p.Store.RecordingFiles(r.Context(), domain, recID)
+	recID, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	files, err := p.Store.RecordingFiles(r.Context(), d.ID, recID)
 	var f lms.RecordingFile
 	err = lms.NotFoundf("file %d not found", id)
 	for _, rf := range files {
