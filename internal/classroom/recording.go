@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +32,9 @@ type Recordings struct {
 	BlobRoot string
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Exporter makes each finished recording's MP4; nil when ffmpeg is
+	// not installed.
+	Exporter *Exporter
 }
 
 func (rs *Recordings) now() time.Time {
@@ -147,9 +152,12 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 			if s.class.IsVideo == 0 && f.Segment != seg {
 				continue
 			}
-			ctype := "video/webm"
-			if !slices.Contains(f.Kinds, "video") {
-				ctype = "audio/webm"
+			ctype := `video/webm; codecs="vp8"`
+			switch {
+			case !slices.Contains(f.Kinds, "video"):
+				ctype = `audio/webm; codecs="opus"`
+			case slices.Contains(f.Kinds, "audio"):
+				ctype = `video/webm; codecs="vp8,opus"`
 			}
 			out = append(out, lms.RecordingFile{Role: "media", BlobKey: path.Join(s.prefix, f.Name), Name: f.Name,
 				ContentType: ctype, UserRef: f.UserID, Label: f.Label, StartMS: f.StartMs, DurationMS: f.DurationMs,
@@ -175,11 +183,56 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		}
 		if err := s.rs.Store.FinishRecording(ctx, s.key.Domain, r, out); err != nil {
 			s.rs.Logger.Error("finish a recording", "class", s.key.Class, "recording", r.ID, "err", err)
+			continue
+		}
+		if r.State == lms.RecordingReady && start >= 0 {
+			s.rs.export(s.key.Domain, r, out, start, s.teacherIDs(), path.Join(s.prefix, fmt.Sprintf("recording-part%d.mp4", seg+1)))
 		}
 	}
 	if recErr != nil {
 		s.rs.Logger.Error("recording ended with an error", "class", s.key.Class, "err", recErr)
 	}
+}
+
+// export makes a recording's MP4 (its files moved to start at 0), or
+// says it cannot.
+func (rs *Recordings) export(domain int64, r lms.Recording, files []lms.RecordingFile, start int64, teachers map[string]bool, key string) {
+	ctx := context.Background()
+	set := func(state string, progress int, f *lms.RecordingFile) {
+		if err := rs.Store.SetRecordingExport(ctx, domain, r.ID, state, progress, f); err != nil {
+			rs.Logger.Error("record export progress", "recording", r.ID, "err", err)
+		}
+	}
+	if rs.Exporter == nil {
+		set("unavailable", 0, nil)
+		return
+	}
+	set("running", 0, nil)
+	shifted := make([]lms.RecordingFile, len(files))
+	for i, f := range files {
+		f.StartMS -= start
+		shifted[i] = f
+	}
+	last := 0
+	out := filepath.Join(rs.BlobRoot, filepath.FromSlash(key))
+	err := rs.Exporter.Export(ctx, rs.BlobRoot, shifted, teachers, r.DurationMS, out, func(p int) {
+		if p >= last+5 && p < 100 {
+			last = p
+			set("running", p, nil)
+		}
+	})
+	if err != nil {
+		rs.Logger.Error("export a recording", "recording", r.ID, "err", err)
+		set("failed", last, nil)
+		return
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		set("failed", last, nil)
+		return
+	}
+	set("ready", 100, &lms.RecordingFile{Role: "mp4", BlobKey: key, Name: path.Base(key), ContentType: "video/mp4",
+		DurationMS: r.DurationMS, Width: rs.Exporter.Width, Height: rs.Exporter.Height, Size: st.Size()})
 }
 
 // teacherIDs are the user ids the class's teachers used (from the
@@ -209,7 +262,7 @@ func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.Recording
 			return 0
 		case teachers[f.UserRef] && f.Label == room.LabelCamera:
 			return 1
-		case f.ContentType == "video/webm":
+		case strings.HasPrefix(f.ContentType, "video/"):
 			return 2
 		}
 		return 3

@@ -22,6 +22,10 @@ type Recording struct {
 	DurationMS    int64
 	OccurrenceSeq int
 	Segment       int
+	// ExportState is the single-file export's: "", "running", "ready",
+	// "failed" or "unavailable"; ExportProgress is 0-100.
+	ExportState    string
+	ExportProgress int
 }
 
 // Recording states.

@@ -149,7 +149,8 @@ func (m *Main) openMedia() error {
 		}
 		m.TURN = t
 	}
-	recordings := &classroom.Recordings{Store: m.Store, BlobRoot: filepath.Join(m.Config.DataDir, "blobs"), Logger: m.Logger, Now: m.Now}
+	recordings := &classroom.Recordings{Store: m.Store, BlobRoot: filepath.Join(m.Config.DataDir, "blobs"), Logger: m.Logger, Now: m.Now,
+		Exporter: classroom.FindExporter()}
 	m.recordings = recordings
 	m.Hub = &room.Hub{Store: m.Store, Media: classroom.SFUMedia(s), Lang: i18n.Tag, Now: m.Now, Logger: m.Logger,
 		ICE:      func(conn string) room.ICEConfig { return room.ICEConfig{ICEServers: m.iceServers(conn)} },

@@ -12,13 +12,13 @@ import (
 )
 
 const recordingCols = `id, class_id, user_id, name, fname, blob_key, content_type, size, status, date_recorded, created_at,
-	state, duration_ms, occurrence_seq, segment`
+	state, duration_ms, occurrence_seq, segment, export_state, export_progress`
 
 func scanRecording(row interface{ Scan(...any) error }) (lms.Recording, error) {
 	var r lms.Recording
 	var created string
 	err := row.Scan(&r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType, &r.Size,
-		&r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment)
+		&r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment, &r.ExportState, &r.ExportProgress)
 	r.CreatedAt = parseTime(created)
 	return r, err
 }
@@ -224,7 +224,8 @@ func (s *Store) ExpiredRecordings(ctx context.Context, now time.Time, limit int)
 		var created string
 		r := &e.Recording
 		if err := rows.Scan(&e.DomainID, &days, &r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType,
-			&r.Size, &r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment); err != nil {
+			&r.Size, &r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment,
+			&r.ExportState, &r.ExportProgress); err != nil {
 			return nil, err
 		}
 		r.CreatedAt = parseTime(created)
@@ -255,4 +256,22 @@ func prefixCols(prefix, cols string) string {
 		parts[i] = prefix + strings.TrimSpace(p)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// SetRecordingExport writes the export's state and progress, and adds its
+// file when it is done.
+func (s *Store) SetRecordingExport(ctx context.Context, domainID, id int64, state string, progress int, file *lms.RecordingFile) error {
+	return s.tx(ctx, func(tx db) error {
+		if _, err := tx.exec(ctx, "UPDATE recordings SET export_state = ?, export_progress = ? WHERE domain_id = ? AND id = ?",
+			state, progress, domainID, id); err != nil {
+			return err
+		}
+		if file == nil {
+			return nil
+		}
+		_, err := tx.insert(ctx, `INSERT INTO recording_files (domain_id, recording_id, role, blob_key, name, content_type,
+			user_ref, label, start_ms, duration_ms, width, height, size) VALUES (?, ?, ?, ?, ?, ?, '', '', 0, ?, ?, ?, ?)`,
+			domainID, id, file.Role, file.BlobKey, file.Name, file.ContentType, file.DurationMS, file.Width, file.Height, file.Size)
+		return err
+	})
 }

@@ -40,7 +40,28 @@ func (a *API) recordingRecord(c *call, r lms.Recording) obj {
 		{"state", r.State},
 		{"duration", attendance.FormatDuration(time.Duration(r.DurationMS) * time.Millisecond)},
 		{"size", strconv.FormatInt(r.Size, 10)},
+		{"export", r.ExportState},
+		{"export_progress", strconv.Itoa(r.ExportProgress)},
+		{"export_url", a.exportURL(c, r)},
 	}
+}
+
+// exportURL is the signed link to a recording's MP4 once it is made.
+func (a *API) exportURL(c *call, r lms.Recording) string {
+	if r.ExportState != "ready" {
+		return ""
+	}
+	files, err := a.Store.RecordingFiles(context.Background(), c.Domain.ID, r.ID)
+	if err != nil {
+		a.Logger.Error("list a recording's files", "recording", r.ID, "err", err)
+		return ""
+	}
+	for _, f := range files {
+		if f.Role == "mp4" {
+			return signing.RecordingFileURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, f.ID, a.now().Add(RecordingLinkTTL))
+		}
+	}
+	return ""
 }
 
 // playURL turns a recording's signed link into its playback page's (the
