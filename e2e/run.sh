@@ -6,8 +6,8 @@
 # killed by the time limit) every process in it, the server and the browsers
 # included, is killed with it.
 #
-# Needs: go, node/npm, Debian's chromium and firefox-esr, root (or
-# CAP_SYS_ADMIN) for unshare.
+# Needs: go, node/npm, Debian's chromium and firefox-esr, ffmpeg (ffprobe and
+# ffmpeg, for recording.test.mjs), root (or CAP_SYS_ADMIN) for unshare.
 # Environment: E2E_TIMEOUT (seconds for the whole test run, default 280),
 # CHROMIUM, FIREFOX (browser paths, default: chromium and firefox-esr on
 # PATH), E2E_TESTS (files, default: every e2e/*.test.mjs), LECTERN_BIN (a
@@ -53,6 +53,16 @@ case " $tests " in
       exit 1
     fi
     export FIREFOX
+    ;;
+esac
+case " $tests " in
+  *recording.test.mjs*)
+    for tool in ffprobe ffmpeg; do
+      if ! command -v "$tool" >/dev/null; then
+        echo "e2e: $tool not found (recording.test.mjs needs it); install it with: apt-get install -y ffmpeg" >&2
+        exit 1
+      fi
+    done
     ;;
 esac
 
