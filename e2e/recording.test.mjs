@@ -180,7 +180,8 @@ describe('recorded class (record=2)', () => {
     await at(CLASS_MS);
     wall.end = Date.now();
     await click(teacher, '#end-class');
-    await Promise.all([teacher, student].map((p) => p.waitState('ended', 10_000)));
+    // (Participant.waitState counts joined as final, so wait for the attribute.)
+    await Promise.all([teacher, student].map((p) => p.page.waitForSelector('#app[data-state="ended"]', { state: 'attached', timeout: 10_000 })));
     log(`class ended ${wall.end - wall.indicator} ms after the indicator showed`);
 
     // ---- the API ----
