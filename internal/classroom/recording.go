@@ -252,7 +252,9 @@ func (s *sittingRecorder) teacherIDs() map[string]bool {
 }
 
 // mainFile is what record_url downloads: the teacher's screen, else the
-// teacher's camera, else any video, else any file.
+// teacher's camera, else any video, else any file; of those, the longest
+// (a camera's stream is split into files when its picture size changes,
+// which browsers do in the first seconds of every call).
 func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.RecordingFile {
 	rank := func(f lms.RecordingFile) int {
 		switch {
@@ -269,7 +271,7 @@ func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.Recording
 	}
 	best := files[0]
 	for _, f := range files[1:] {
-		if rank(f) < rank(best) {
+		if r, b := rank(f), rank(best); r < b || r == b && f.DurationMS > best.DurationMS {
 			best = f
 		}
 	}
