@@ -410,7 +410,11 @@ export class Replay implements BoardHost {
       if (t >= a && t < b) return null;
       if (b <= t) ms -= b - a;
     }
-    if (f.durationMs > 0 && ms > f.durationMs + 100) return null;
+    // A recorded video file knows its length, even when it is 0 (one
+    // frame, before the camera changed size); only an imported file (no
+    // size, no length) plays to its own end.
+    const known = f.durationMs > 0 || f.width > 0;
+    if (known && ms > f.durationMs + 100) return null;
     return ms / 1000;
   }
 
