@@ -225,7 +225,7 @@ func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Wr
 
 func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
-		fmt.Fprintln(stderr, "Usage: lectern recording import --class ID FILE\n\nAdd a recording file to a live class (until the live classroom records itself).")
+		fmt.Fprintln(stderr, "Usage: lectern recording import --class ID FILE\n\nAdd a recording file (made elsewhere) to a live class; classes also record themselves.")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
