@@ -71,7 +71,8 @@ func TestServeEndToEnd(t *testing.T) {
 				done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--rtc-udp-port", "0", "--turn-port", "0"}, sargs...), io.Discard, logs)
 			}()
 			base := waitForAddr(t, logs)
-			if !strings.Contains(logs.String(), "lectern domain create --name") {
+			// The hint follows the address line (after a store query).
+			if !waitForLog(logs, "lectern domain create --name") {
 				t.Errorf("empty store: serve did not say how to create a domain:\n%s", logs)
 			}
 
@@ -171,6 +172,17 @@ func TestServeEndToEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitForLog waits up to 10 s for text in logs.
+func waitForLog(logs *syncBuffer, text string) bool {
+	for i := 0; i < 400; i++ {
+		if strings.Contains(logs.String(), text) {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return false
 }
 
 func waitForAddr(t *testing.T, logs *syncBuffer) string {
