@@ -12,24 +12,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import {
-  Server, Participant, join, click, closeAllBrowsers, log, sleep, artifact, wsTap, boardGeometry, toCanvas, drawPath, objectSamples,
+  serverForTests, Participant, join, click, closeAllBrowsers, log, sleep, artifact, wsTap, boardGeometry, toCanvas, drawPath, objectSamples,
   pixelsNear, hexRgb, minimalPdf,
 } from './lib.mjs';
 
-const server = new Server('board');
-
-before(async () => {
-  await server.start();
-}, { timeout: 60_000 });
-
-after(async () => {
-  await closeAllBrowsers();
-  await server.stop();
-}, { timeout: 30_000 });
-
-process.on('exit', () => {
-  if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
-});
+const server = serverForTests('board');
 
 // pickThick clicks the third line width ("thick") and answers its value.
 async function pickThick(p) {

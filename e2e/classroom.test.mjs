@@ -9,24 +9,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Server, Participant, join, click, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, coveredVideos, log, sleep,
+  serverForTests, Participant, join, click, closeAllBrowsers, assertFlowing, waitVideosPlaying, durationSeconds, selectedPairs, chatRewriter, coveredVideos, log, sleep,
 } from './lib.mjs';
 
-const server = new Server('classroom');
-
-before(async () => {
-  await server.start();
-}, { timeout: 60_000 });
-
-after(async () => {
-  await closeAllBrowsers();
-  await server.stop();
-}, { timeout: 30_000 });
-
-// If the runner dies some other way, do not leave the server behind.
-process.on('exit', () => {
-  if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
-});
+const server = serverForTests('classroom');
 
 async function sendChat(p, text, to = '') {
   await p.page.locator('#chat-to').selectOption(to);

@@ -3,26 +3,13 @@
 // firefox-esr (puppeteer-core over WebDriver BiDi), in one class, inside a
 // loopback-only network namespace. Run with ./run.sh.
 
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Server, Participant, FirefoxParticipant, click, closeAllBrowsers, assertFlowing, recvStats, selectedPairs, log, sleep,
+  serverForTests, Participant, FirefoxParticipant, click, closeAllBrowsers, assertFlowing, recvStats, selectedPairs, log, sleep,
 } from './lib.mjs';
 
-const server = new Server('firefox');
-
-before(async () => {
-  await server.start();
-}, { timeout: 60_000 });
-
-after(async () => {
-  await closeAllBrowsers();
-  await server.stop();
-}, { timeout: 30_000 });
-
-process.on('exit', () => {
-  if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
-});
+const server = serverForTests('firefox');
 
 const camMic = (userId) => [
   { userId, label: 'camera', kind: 'video' },

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 
 export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const BIN = process.env.LECTERN_BIN || path.join(E2E_DIR, '.bin', 'lectern');
@@ -741,4 +742,22 @@ export class FirefoxParticipant {
       await b.close().catch(() => {});
     }
   }
+}
+
+// serverForTests starts a Server named name before a test file's tests and
+// stops it (with every browser) after them; if the runner dies some other
+// way, the server is not left behind.
+export function serverForTests(name) {
+  const server = new Server(name);
+  before(async () => {
+    await server.start();
+  }, { timeout: 60_000 });
+  after(async () => {
+    await closeAllBrowsers();
+    await server.stop();
+  }, { timeout: 30_000 });
+  process.on('exit', () => {
+    if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
+  });
+  return server;
 }

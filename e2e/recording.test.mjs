@@ -6,32 +6,19 @@
 // page (record_path) shows the chat and the stroke at their times.
 // Run with ./run.sh (needs ffprobe and ffmpeg on PATH).
 
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
-  Server, Participant, join, click, closeAllBrowsers, log, sleep, artifact, drawPath, boardGeometry, toCanvas, objectSamples,
+  serverForTests, Participant, join, click, closeAllBrowsers, log, sleep, artifact, drawPath, boardGeometry, toCanvas, objectSamples,
   pixelsNear, hexRgb,
 } from './lib.mjs';
 
 const execFileP = promisify(execFile);
-const server = new Server('recording');
-
-before(async () => {
-  await server.start();
-}, { timeout: 60_000 });
-
-after(async () => {
-  await closeAllBrowsers();
-  await server.stop();
-}, { timeout: 30_000 });
-
-process.on('exit', () => {
-  if (server.proc && server.proc.exitCode === null) server.proc.kill('SIGKILL');
-});
+const server = serverForTests('recording');
 
 const CHAT = 'Recorded hello at five seconds';
 const PEN = '#1d4ed8';
