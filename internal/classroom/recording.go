@@ -143,6 +143,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		segs = append(segs, seg)
 	}
 	slices.Sort(segs)
+	teachers := s.teacherIDs()
 	for i, seg := range segs {
 		r := rows[seg]
 		var out []lms.RecordingFile
@@ -176,7 +177,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		if start >= 0 {
 			r.DurationMS = end - start
 		}
-		main := mainFile(out, s.teacherIDs())
+		main := mainFile(out, teachers)
 		r.BlobKey, r.Name, r.ContentType, r.Size = main.BlobKey, main.Name, main.ContentType, main.Size
 		if i > 0 || s.class.IsVideo == 0 {
 			r.Name = fmt.Sprintf("part%d-%s", seg+1, main.Name)
@@ -186,7 +187,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 			continue
 		}
 		if r.State == lms.RecordingReady && start >= 0 {
-			s.rs.export(s.key.Domain, r, out, start, s.teacherIDs(), path.Join(s.prefix, fmt.Sprintf("recording-part%d.mp4", seg+1)))
+			s.rs.export(s.key.Domain, r, out, start, teachers, path.Join(s.prefix, fmt.Sprintf("recording-part%d.mp4", seg+1)))
 		}
 	}
 	if recErr != nil {
