@@ -33,8 +33,8 @@ func TestGamificationRules(t *testing.T) {
 		ann := newUser(t, e, nil, "ann")
 		e.Scenarios(t, []Scenario{
 			{Name: "list before any is set", Request: Request{Method: "GET", Path: "/api/v1/gamification/rules"}, Status: 200,
-				Want: map[string]any{"message": "Point rules listed", "data.#": 4, "data.0.event": "course_enrolled", "data.0.points": 0,
-					"data.1.event": "test_enrolled", "data.2.event": "class_enrolled", "data.3.event": "class_attended"}},
+				Want: map[string]any{"message": "Point rules listed", "data.#": 9, "data.0.event": "course_enrolled", "data.0.points": 0,
+					"data.1.event": "test_enrolled", "data.2.event": "class_enrolled", "data.3.event": "class_attended", "data.8.event": "live_quiz_correct"}},
 			{Name: "set", Request: Request{Method: "PUT", Path: "/api/v1/gamification/rules", Body: map[string]any{"event": "course_enrolled", "points": 10}},
 				Status: 200, Want: map[string]any{"message": "Point rule set", "data.event": "course_enrolled", "data.points": 10}},
 			{Name: "set again (numeric string, form body)", Request: Request{Method: "PUT", Path: "/api/v1/gamification/rules",

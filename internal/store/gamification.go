@@ -18,10 +18,17 @@ const (
 	EventTestEnrolled   = "test_enrolled"
 	EventClassEnrolled  = "class_enrolled"
 	EventClassAttended  = "class_attended"
+	// Learner side and test engine.
+	EventLessonCompleted   = "lesson_completed"
+	EventCourseCompleted   = "course_completed"
+	EventCertificateEarned = "certificate_earned"
+	EventTestPassed        = "test_passed"
+	EventLiveQuizCorrect   = "live_quiz_correct"
 )
 
 // PointEvents lists every event a rule can be set for, in display order.
-var PointEvents = []string{EventCourseEnrolled, EventTestEnrolled, EventClassEnrolled, EventClassAttended}
+var PointEvents = []string{EventCourseEnrolled, EventTestEnrolled, EventClassEnrolled, EventClassAttended,
+	EventLessonCompleted, EventCourseCompleted, EventCertificateEarned, EventTestPassed, EventLiveQuizCorrect}
 
 // ValidPointEvent reports whether event is one of PointEvents.
 func ValidPointEvent(event string) bool { return slices.Contains(PointEvents, event) }
