@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/cert"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -29,6 +30,8 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Certs issues and revokes certificates.
+	Certs *cert.Issuer
 }
 
 func (a *API) now() time.Time {

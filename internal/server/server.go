@@ -37,6 +37,8 @@ type Main struct {
 	Logger *slog.Logger
 
 	Store *store.Store
+	// Secret is the server secret (see SecretFile).
+	Secret []byte
 	// Now is the clock of the classroom API and pages; nil means
 	// time.Now. Tests set it to walk a class through its life.
 	Now func() time.Time
@@ -66,6 +68,10 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
+	if m.Secret, err = loadSecret(m.Config.DataDir); err != nil {
+		st.Close()
+		return err
+	}
 	applied, err := st.Migrate(ctx)
 	if err != nil {
 		st.Close()
@@ -225,7 +231,9 @@ func (m *Main) Handler() http.Handler {
 		}
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now}
+	certs := m.certificates(limiter)
+	certs.Register(mux)
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Certs: certs}
 	lms.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
