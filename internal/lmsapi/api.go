@@ -14,6 +14,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/cert"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -32,6 +33,9 @@ type API struct {
 	Now func() time.Time
 	// Certs issues and revokes certificates.
 	Certs *cert.Issuer
+	// Portal issues login links and ends learner sessions (nil: the
+	// sign-in endpoints answer 503).
+	Portal *portal.Portal
 }
 
 func (a *API) now() time.Time {
