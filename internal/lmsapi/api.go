@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -29,6 +30,8 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Learn applies the course-content rules (progress, locks).
+	Learn *learn.Service
 }
 
 func (a *API) now() time.Time {
