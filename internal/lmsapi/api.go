@@ -14,6 +14,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -30,6 +31,9 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Portal issues login links and ends learner sessions (nil: the
+	// sign-in endpoints answer 503).
+	Portal *portal.Portal
 	// Learn applies the course-content rules (progress, locks).
 	Learn *learn.Service
 }
