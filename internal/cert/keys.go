@@ -101,9 +101,10 @@ func (i *Issuer) newIssuerKey(domainID int64) (store.IssuerKey, error) {
 }
 
 // key returns the domain's signing key, creating one the first time. A
-// current key that does not open with this server's secret (the secret
-// was lost or replaced) is retired and replaced: credentials it signed
-// still verify through the published public key.
+// key that does not open with this server's secret (the secret file was
+// lost, or another server of the fleet has a different one) is an error,
+// never a silent new key: copy the secret file, or rotate the key with
+// lectern domain rotate-key --api issuer.
 func (i *Issuer) key(ctx context.Context, domainID int64) (signingKey, error) {
 	k, err := i.Store.CurrentIssuerKey(ctx, domainID)
 	if lms.IsNotFound(err) {
@@ -118,15 +119,9 @@ func (i *Issuer) key(ctx context.Context, domainID int64) (signingKey, error) {
 		return signingKey{}, err
 	}
 	priv, err := unseal(i.Secret, k.KID, k.PrivateSealed)
-	if errors.Is(err, errUnseal) {
-		i.logger().Warn("issuer key does not open with this server's secret; rotating to a new key", "domain", domainID, "kid", k.KID)
-		if k, err = i.RotateKey(ctx, domainID); err != nil {
-			return signingKey{}, err
-		}
-		priv, err = unseal(i.Secret, k.KID, k.PrivateSealed)
-	}
 	if err != nil {
-		return signingKey{}, err
+		return signingKey{}, fmt.Errorf("domain %d issuer key %s: %w (every server must share the data dir's server.secret; "+
+			"or run lectern domain rotate-key --api issuer)", domainID, k.KID, err)
 	}
 	return signingKey{kid: k.KID, priv: priv}, nil
 }
