@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/classroom/i18n"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -41,7 +42,9 @@ const (
 
 // Portal is the learner portal of every domain.
 type Portal struct {
-	Store  *store.Store
+	Store *store.Store
+	// Learn is the course-content service (outline, locks, progress).
+	Learn  *learn.Service
 	Logger *slog.Logger
 	// Now is the server's clock (time.Now when nil); the settable test
 	// clock reaches the portal through it.

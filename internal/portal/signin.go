@@ -300,7 +300,7 @@ func (p *Portal) verifyJWT(r *http.Request, raw string) (int64, error) {
 		case errors.Is(err, jwt.ErrTokenInvalidAudience):
 			return 0, &jwtError{"wrong_audience", "The sign-in token is for another address (aud)."}
 		case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-			return 0, &jwtError{"missing_claim", "The sign-in token has no exp."}
+			return 0, &jwtError{"missing_claim", "The sign-in token lacks exp or aud."}
 		case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
 			return 0, &jwtError{"bad_signature", "The sign-in token's signature or algorithm is not accepted."}
 		}
