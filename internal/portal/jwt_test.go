@@ -169,4 +169,3 @@ func TestJWTEntryWithoutKey(t *testing.T) {
 		}
 	})
 }
-
