@@ -247,10 +247,11 @@ func (m *Main) Handler() http.Handler {
 	certs := m.certificates(limiter)
 	certs.Register(mux)
 	m.Learn.OnCourseCompleted = certs.OnCourseCompleted
-	learn := &portal.Portal{Store: m.Store, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL, Secure: strings.HasPrefix(m.BaseURL(), "https://")}
-	learn.Register(mux)
+	learner := &portal.Portal{Store: m.Store, Learn: m.Learn, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL,
+		Secure: strings.HasPrefix(m.BaseURL(), "https://")}
+	learner.Register(mux)
 	m.testClockRoutes(mux)
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn,
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
 		Learn: m.Learn, Certs: certs}
 	lms.Register(mux)
 	m.Learn.Register(mux)
@@ -270,7 +271,7 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learn.Front(mux)))
+	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(mux)))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
