@@ -13,6 +13,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -29,6 +30,8 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Quiz is the test engine (made from Store and Now when nil).
+	Quiz *quizsvc.Service
 }
 
 func (a *API) now() time.Time {

@@ -74,4 +74,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Shopping-cart pricing, quote and discounts
 	a.commerceRoutes(rt)
+
+	// Test engine: question bank, test composition, attempts, results
+	a.quizRoutes(rt)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 	"github.com/lectern-lms/lectern/internal/vcapi"
 )
@@ -49,6 +50,8 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
+	// Quiz is the test engine (set by Handler).
+	Quiz *quizsvc.Service
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -226,6 +229,7 @@ func (m *Main) Handler() http.Handler {
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now}
+	lms.Quiz = m.quizService()
 	lms.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
@@ -286,6 +290,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
+	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
 	var serveErr error
 	select {
 	case <-ctx.Done():

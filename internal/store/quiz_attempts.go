@@ -418,4 +418,3 @@ func (s *Store) ClassTests(ctx context.Context, domainID, classID int64) ([]int6
 	}
 	return out, rows.Err()
 }
-
