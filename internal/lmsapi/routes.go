@@ -75,6 +75,12 @@ func (a *API) routes(rt *httpx.Router) {
 	// Shopping-cart pricing, quote and discounts
 	a.commerceRoutes(rt)
 
+	// Learner sign-in: login links and logout
+	a.signinRoutes(rt)
+
+	// Certificates
+	a.certificateRoutes(rt)
+
 	// Test engine: question bank, test composition, attempts, results
 	a.quizRoutes(rt)
 }

@@ -15,6 +15,9 @@ const QuizSweepInterval = 2 * time.Second
 func (m *Main) quizService() *quizsvc.Service {
 	if m.Quiz == nil {
 		m.Quiz = &quizsvc.Service{Store: m.Store, Logger: m.Logger, Now: m.Now}
+		if m.Learn != nil {
+			m.Quiz.TestResult = m.Learn.SetTestResult
+		}
 	}
 	return m.Quiz
 }
