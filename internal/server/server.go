@@ -77,7 +77,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
-	if m.Secret, err = loadSecret(m.Config.DataDir); err != nil {
+	if m.Secret, err = LoadSecret(m.Config.DataDir); err != nil {
 		st.Close()
 		return err
 	}
