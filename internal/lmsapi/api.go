@@ -11,9 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/cert"
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/portal"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -30,9 +33,15 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Quiz is the test engine (made from Store and Now when nil).
+	Quiz *quizsvc.Service
+	// Certs issues and revokes certificates.
+	Certs *cert.Issuer
 	// Portal issues login links and ends learner sessions (nil: the
 	// sign-in endpoints answer 503).
 	Portal *portal.Portal
+	// Learn applies the course-content rules (progress, locks).
+	Learn *learn.Service
 }
 
 func (a *API) now() time.Time {

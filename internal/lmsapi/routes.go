@@ -77,4 +77,10 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Learner sign-in: login links and logout
 	a.signinRoutes(rt)
+
+	// Certificates
+	a.certificateRoutes(rt)
+
+	// Test engine: question bank, test composition, attempts, results
+	a.quizRoutes(rt)
 }

@@ -27,8 +27,10 @@ import (
 	"github.com/lectern-lms/lectern/internal/classroom/turn"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
 	"github.com/lectern-lms/lectern/internal/portal"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 	"github.com/lectern-lms/lectern/internal/vcapi"
 )
@@ -39,6 +41,8 @@ type Main struct {
 	Logger *slog.Logger
 
 	Store *store.Store
+	// Secret is the server secret (see SecretFile).
+	Secret []byte
 	// Now is the clock of the classroom API and pages; nil means
 	// time.Now. Tests set it to walk a class through its life.
 	Now func() time.Time
@@ -51,7 +55,13 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
-	testClock  *testClock
+	// Quiz is the test engine (set by Handler).
+	Quiz      *quizsvc.Service
+	testClock *testClock
+
+	// Learn is the course-content service (outline, locks, progress,
+	// media); set by Open.
+	Learn *learn.Service
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -70,6 +80,10 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
+	if m.Secret, err = LoadSecret(m.Config.DataDir); err != nil {
+		st.Close()
+		return err
+	}
 	applied, err := st.Migrate(ctx)
 	if err != nil {
 		st.Close()
@@ -77,6 +91,10 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	for _, a := range applied {
 		m.Logger.Info("migration applied", "version", a.Version, "name", a.Name)
+	}
+	if err := m.openLearn(ctx); err != nil {
+		st.Close()
+		return err
 	}
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
@@ -229,11 +247,18 @@ func (m *Main) Handler() http.Handler {
 		}
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	learn := &portal.Portal{Store: m.Store, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL, Secure: strings.HasPrefix(m.BaseURL(), "https://")}
-	learn.Register(mux)
+	certs := m.certificates(limiter)
+	certs.Register(mux)
+	m.Learn.OnCourseCompleted = certs.OnCourseCompleted
+	learner := &portal.Portal{Store: m.Store, Learn: m.Learn, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL,
+		Secure: strings.HasPrefix(m.BaseURL(), "https://")}
+	learner.Register(mux)
 	m.testClockRoutes(mux)
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn}
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
+		Learn: m.Learn, Certs: certs}
+	lms.Quiz = m.quizService()
 	lms.Register(mux)
+	m.Learn.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
@@ -250,7 +275,7 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learn.Front(mux)))
+	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(mux)))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
@@ -293,6 +318,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
+	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
 	var serveErr error
 	select {
 	case <-ctx.Done():
