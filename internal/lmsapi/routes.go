@@ -80,4 +80,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Course content, unlock rules and progress
 	a.learningRoutes(rt)
+
+	// Certificates
+	a.certificateRoutes(rt)
 }
