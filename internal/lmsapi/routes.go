@@ -80,4 +80,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Certificates
 	a.certificateRoutes(rt)
+
+	// Test engine: question bank, test composition, attempts, results
+	a.quizRoutes(rt)
 }
