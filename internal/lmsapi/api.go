@@ -42,6 +42,9 @@ type API struct {
 	Portal *portal.Portal
 	// Learn applies the course-content rules (progress, locks).
 	Learn *learn.Service
+	// MaxUpload is the largest lesson file accepted (DefaultMaxUpload
+	// when 0).
+	MaxUpload int64
 }
 
 func (a *API) now() time.Time {

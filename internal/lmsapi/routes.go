@@ -78,6 +78,9 @@ func (a *API) routes(rt *httpx.Router) {
 	// Learner sign-in: login links and logout
 	a.signinRoutes(rt)
 
+	// Course content, unlock rules and progress
+	a.learningRoutes(rt)
+
 	// Certificates
 	a.certificateRoutes(rt)
 
