@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/at-wat/ebml-go v0.19.4
 	github.com/coder/websocket v1.8.15
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pion/ice/v4 v4.4.8
 	github.com/pion/interceptor v0.1.51

@@ -39,6 +39,9 @@ type Config struct {
 	// TURNPort is the embedded TURN server's port (UDP and TCP); 0 turns
 	// it off.
 	TURNPort int
+	// TestClock enables POST /_test/clock, which moves the server's clock
+	// (browser tests only; refused unless the server listens on loopback).
+	TestClock bool
 }
 
 // Default returns the built-in defaults.
@@ -81,6 +84,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.RTCUDPPort, "rtc-udp-port", c.RTCUDPPort, "UDP port of the live classroom's audio and video; 0 picks a free one (env LECTERN_RTC_UDP_PORT)")
 	fs.StringVar(&c.RTCPublicIP, "rtc-public-ip", c.RTCPublicIP, "public IP to advertise for media when behind 1:1 NAT (env LECTERN_RTC_PUBLIC_IP)")
 	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
+	fs.BoolVar(&c.TestClock, "test-clock", c.TestClock, "TESTS ONLY: enable POST /_test/clock to move the server's clock; loopback addresses only (env LECTERN_TEST_CLOCK)")
 }
 
 // ErrInvalid wraps every error of Parse that is not a command-line syntax
@@ -139,6 +143,9 @@ func (c *Config) Check() error {
 	if c.TURNPort < 0 || c.TURNPort > 65535 {
 		return fmt.Errorf("--turn-port must be 0-65535")
 	}
+	if c.TestClock && (!loopback(c.Addr) || c.AltAddr != "" && !loopback(c.AltAddr)) {
+		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
+	}
 	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {
 		return fmt.Errorf("--rtc-public-ip must be an IP address, not %q", c.RTCPublicIP)
 	}
@@ -155,4 +162,17 @@ func (c *Config) BaseURL() string {
 		scheme = "https"
 	}
 	return scheme + "://" + c.Addr
+}
+
+// loopback reports whether addr (host:port) names a loopback host.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -29,6 +30,9 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Portal issues login links and ends learner sessions (nil: the
+	// sign-in endpoints answer 503).
+	Portal *portal.Portal
 }
 
 func (a *API) now() time.Time {

@@ -74,4 +74,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Shopping-cart pricing, quote and discounts
 	a.commerceRoutes(rt)
+
+	// Learner sign-in: login links and logout
+	a.signinRoutes(rt)
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
+	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
 	"github.com/lectern-lms/lectern/internal/vcapi"
 )
@@ -49,6 +51,7 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
+	testClock  *testClock
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -61,6 +64,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.Logger == nil {
 		m.Logger = slog.Default()
 	}
+	m.openTestClock()
 	st, err := store.Open(ctx, store.Options{DatabaseURL: m.Config.DatabaseURL, DataDir: m.Config.DataDir})
 	if err != nil {
 		return err
@@ -225,7 +229,10 @@ func (m *Main) Handler() http.Handler {
 		}
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now}
+	learn := &portal.Portal{Store: m.Store, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL, Secure: strings.HasPrefix(m.BaseURL(), "https://")}
+	learn.Register(mux)
+	m.testClockRoutes(mux)
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn}
 	lms.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
@@ -243,7 +250,7 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, mux))
+	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learn.Front(mux)))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
