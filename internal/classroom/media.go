@@ -3,6 +3,7 @@ package classroom
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/pion/webrtc/v4"
 
@@ -13,7 +14,7 @@ import (
 // SFUMedia makes rooms' media engines on s.
 func SFUMedia(s *sfu.SFU) room.MediaFactory {
 	return func(send func(string, room.Signal), ended func(string)) room.Media {
-		m := &sfuMedia{}
+		m := &sfuMedia{speaking: func(string, bool) {}}
 		m.r = s.NewRoom(func(conn string, sig sfu.Signal) {
 			out := room.Signal{Kind: sig.Kind, Stream: sig.Stream, UserID: sig.UserID, Label: sig.Label, SDP: sig.SDP}
 			if sig.Candidate != nil {
@@ -21,8 +22,14 @@ func SFUMedia(s *sfu.SFU) room.MediaFactory {
 			}
 			send(conn, out)
 		}, func(e sfu.Event) {
-			if e.Kind == "ended" {
+			switch e.Kind {
+			case "ended":
 				ended(e.Stream)
+			case "speaking":
+				m.mu.Lock()
+				f := m.speaking
+				m.mu.Unlock()
+				f(e.Stream, e.Speaking)
 			}
 		})
 		return m
@@ -30,7 +37,19 @@ func SFUMedia(s *sfu.SFU) room.MediaFactory {
 }
 
 // sfuMedia adapts an sfu.Room to the room service's Media.
-type sfuMedia struct{ r *sfu.Room }
+type sfuMedia struct {
+	r *sfu.Room
+
+	mu       sync.Mutex
+	speaking func(streamID string, on bool)
+}
+
+// OnSpeaking implements room.SpeakingMedia.
+func (m *sfuMedia) OnSpeaking(f func(streamID string, on bool)) {
+	m.mu.Lock()
+	m.speaking = f
+	m.mu.Unlock()
+}
 
 func (m *sfuMedia) AddConn(conn, userID string, receive bool) { m.r.AddConn(conn, userID, receive) }
 func (m *sfuMedia) RemoveConn(conn string)                    { m.r.RemoveConn(conn) }

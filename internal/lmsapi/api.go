@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -33,6 +34,8 @@ type API struct {
 	// Portal issues login links and ends learner sessions (nil: the
 	// sign-in endpoints answer 503).
 	Portal *portal.Portal
+	// Learn applies the course-content rules (progress, locks).
+	Learn *learn.Service
 }
 
 func (a *API) now() time.Time {

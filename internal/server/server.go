@@ -27,6 +27,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/classroom/turn"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -53,6 +54,10 @@ type Main struct {
 	recordings *classroom.Recordings
 	testClock  *testClock
 
+	// Learn is the course-content service (outline, locks, progress,
+	// media); set by Open.
+	Learn *learn.Service
+
 	listeners    []net.Listener
 	servers      []*http.Server
 	shuttingDown atomic.Bool
@@ -77,6 +82,10 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	for _, a := range applied {
 		m.Logger.Info("migration applied", "version", a.Version, "name", a.Name)
+	}
+	if err := m.openLearn(ctx); err != nil {
+		st.Close()
+		return err
 	}
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
@@ -232,8 +241,10 @@ func (m *Main) Handler() http.Handler {
 	learn := &portal.Portal{Store: m.Store, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL, Secure: strings.HasPrefix(m.BaseURL(), "https://")}
 	learn.Register(mux)
 	m.testClockRoutes(mux)
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn}
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn,
+		Learn: m.Learn}
 	lms.Register(mux)
+	m.Learn.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}

@@ -183,6 +183,37 @@ func (s *Store) RecordingFiles(ctx context.Context, domainID, recordingID int64)
 	return out, rows.Err()
 }
 
+// RecordingFilesOfRole returns, in one query, the first file of role
+// (by id) of each of the recordings ids that has one, by recording id.
+func (s *Store) RecordingFilesOfRole(ctx context.Context, domainID int64, ids []int64, role string) (map[int64]lms.RecordingFile, error) {
+	out := make(map[int64]lms.RecordingFile)
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{domainID, role}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.read().query(ctx, `SELECT id, recording_id, role, blob_key, name, content_type, user_ref, label, start_ms,
+		duration_ms, width, height, size FROM recording_files WHERE domain_id = ? AND role = ? AND recording_id IN (`+placeholders(len(ids))+`)
+		ORDER BY id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f lms.RecordingFile
+		if err := rows.Scan(&f.ID, &f.RecordingID, &f.Role, &f.BlobKey, &f.Name, &f.ContentType, &f.UserRef, &f.Label,
+			&f.StartMS, &f.DurationMS, &f.Width, &f.Height, &f.Size); err != nil {
+			return nil, err
+		}
+		if _, ok := out[f.RecordingID]; !ok {
+			out[f.RecordingID] = f
+		}
+	}
+	return out, rows.Err()
+}
+
 // SetRecordingRetention sets how many days a domain keeps recordings (0:
 // for ever).
 func (s *Store) SetRecordingRetention(ctx context.Context, domainID int64, days int) error {

@@ -15,17 +15,22 @@ import (
 const RecordingLinkTTL = time.Hour
 
 // recordingRecord renders a recording with its signed links: record_url
-// downloads the file, record_path plays it in the browser.
+// downloads the file, record_path plays it in the browser, export_url
+// (given mp4, the recording's MP4 file, if made) downloads the MP4.
 //
 // status is the seed's 0/1: 1 only for a recording that is ready and
 // published (changestatusrecording toggles publishing); state tells the
 // lifecycle (recording, processing, ready, failed), duration its length
 // (HH:MM:SS) and size its main file's bytes.
-func (a *API) recordingRecord(c *call, r lms.Recording) obj {
+func (a *API) recordingRecord(c *call, r lms.Recording, mp4 *lms.RecordingFile) obj {
 	link := signing.RecordingURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, a.now().Add(RecordingLinkTTL))
 	status := r.Status
 	if r.State != lms.RecordingReady {
 		status = 0
+	}
+	export := ""
+	if r.ExportState == "ready" && mp4 != nil {
+		export = signing.RecordingFileURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, mp4.ID, a.now().Add(RecordingLinkTTL))
 	}
 	return obj{
 		{"id", strconv.FormatInt(r.ID, 10)},
@@ -42,26 +47,32 @@ func (a *API) recordingRecord(c *call, r lms.Recording) obj {
 		{"size", strconv.FormatInt(r.Size, 10)},
 		{"export", r.ExportState},
 		{"export_progress", strconv.Itoa(r.ExportProgress)},
-		{"export_url", a.exportURL(c, r)},
+		{"export_url", export},
 	}
 }
 
-// exportURL is the signed link to a recording's MP4 once it is made.
-func (a *API) exportURL(c *call, r lms.Recording) string {
-	if r.ExportState != "ready" {
-		return ""
-	}
-	files, err := a.Store.RecordingFiles(context.Background(), c.Domain.ID, r.ID)
-	if err != nil {
-		a.Logger.Error("list a recording's files", "recording", r.ID, "err", err)
-		return ""
-	}
-	for _, f := range files {
-		if f.Role == "mp4" {
-			return signing.RecordingFileURL(a.BaseURL(), c.Domain.LaunchSecret, c.Domain.ID, r.ID, f.ID, a.now().Add(RecordingLinkTTL))
+// recordingRecords renders a page of recordings, reading their MP4 files
+// in one query.
+func (a *API) recordingRecords(ctx context.Context, c *call, recs []lms.Recording) ([]obj, error) {
+	var ids []int64
+	for _, r := range recs {
+		if r.ExportState == "ready" {
+			ids = append(ids, r.ID)
 		}
 	}
-	return ""
+	mp4s, err := a.Store.RecordingFilesOfRole(ctx, c.Domain.ID, ids, "mp4")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]obj, len(recs))
+	for i, r := range recs {
+		var mp4 *lms.RecordingFile
+		if f, ok := mp4s[r.ID]; ok {
+			mp4 = &f
+		}
+		out[i] = a.recordingRecord(c, r, mp4)
+	}
+	return out, nil
 }
 
 // playURL turns a recording's signed link into its playback page's (the
@@ -81,9 +92,9 @@ func (a *API) getClassRecording(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs := make([]obj, len(recs))
-	for i, r := range recs {
-		rs[i] = a.recordingRecord(c, r)
+	rs, err := a.recordingRecords(ctx, c, recs)
+	if err != nil {
+		return nil, err
 	}
 	return records("recording", rs, "Recording", "No video recording available"), nil
 }
@@ -111,7 +122,11 @@ func (a *API) getRecording(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return records("recording", []obj{a.recordingRecord(c, r)}, "", ""), nil
+	rs, err := a.recordingRecords(ctx, c, []lms.Recording{r})
+	if err != nil {
+		return nil, err
+	}
+	return records("recording", rs, "", ""), nil
 }
 
 // changestatusrecording: id. Toggles the status between 1 (published)

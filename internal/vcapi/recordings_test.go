@@ -12,6 +12,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 	"github.com/lectern-lms/lectern/internal/classroom"
+	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 func TestRecordings(t *testing.T) {
@@ -86,6 +87,37 @@ func TestRecordings(t *testing.T) {
 				t.Errorf("expired link: %d %s", status, page)
 			}
 			e.Clock.Set(start.Add(2 * time.Hour))
+		})
+		t.Run("export_url: each recording's own MP4", func(t *testing.T) {
+			key, size, err := e.Main.Blobs().Put("recordings/test", strings.NewReader("mp4 bytes"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Store.SetRecordingExport(ctx, e.Domain.ID, first.ID, "ready", 100, &lms.RecordingFile{Role: "mp4", BlobKey: key,
+				Name: "recording.mp4", ContentType: "video/mp4", Size: size}); err != nil {
+				t.Fatal(err)
+			}
+			body := e.VC("getclassrecording", url.Values{"class_id": {id}}).JSON(t)
+			for i := range 2 {
+				n := itoa(int64(i))
+				link := apitest.Str(t, body, n+".export_url")
+				if apitest.Str(t, body, n+".id") != rid {
+					if link != "" || apitest.Str(t, body, n+".export") == "ready" {
+						t.Errorf("a recording without an MP4 has export_url %q", link)
+					}
+					continue
+				}
+				if apitest.Str(t, body, n+".export") != "ready" {
+					t.Fatalf("%v", body)
+				}
+				if status, got, h := fetch(t, e, link, nil); status != 200 || got != "mp4 bytes" || h.Get("Content-Type") != "video/mp4" {
+					t.Fatalf("export_url: %d %q %v", status, got, h)
+				}
+			}
+			one := e.VC("getrecording", url.Values{"record_id": {rid}}).JSON(t)
+			if apitest.Str(t, one, "0.export_url") == "" {
+				t.Errorf("getrecording has no export_url: %v", one)
+			}
 		})
 		t.Run("XML list", func(t *testing.T) {
 			r := e.VC("getclassrecording", url.Values{"class_id": {id}, "format": {"xml"}})

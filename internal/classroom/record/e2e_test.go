@@ -423,10 +423,11 @@ func TestEndToEnd(t *testing.T) {
 		{cam, 0, []string{"V_VP8"}, 320},
 		{mic, 0, []string{"A_OPUS"}, 0},
 		{screen, 0, []string{"V_VP8", "A_OPUS"}, 320},
-		{cam, 1, []string{"V_VP8"}, 320},
+		// The resolution change goes on in the segment's one file, whose
+		// largest picture it is.
+		{cam, 1, []string{"V_VP8"}, 640},
 		{mic, 1, []string{"A_OPUS"}, 0},
 		{screen, 1, []string{"V_VP8", "A_OPUS"}, 320},
-		{cam, 1, []string{"V_VP8"}, 640},
 	}
 	var got []want
 	lo, hi := 1e9, -1e9

@@ -14,7 +14,10 @@
 //
 // where n counts the recording's files from 1. A file starts on a VP8
 // keyframe (audio-only files on their first packet), and a stream starts a
-// new file when its VP8 resolution changes or its screen sound starts. The
+// new file only when its screen sound starts: a change of picture size (a
+// camera's resolution ramps up in its first seconds) goes on in the same
+// file, since each VP8 keyframe carries its size and players follow it
+// (the track's header has the first size, FileInfo the largest). The
 // files are written to Storage as the media arrives (flushed every second)
 // and finished on Pause, Stop or the stream's end: a crash loses at most
 // the last couple of seconds (up to 5 at a stream's start, see Time), and
@@ -548,6 +551,15 @@ type recFile struct {
 	skip    int64  // paused time cut out (Join)
 	spans   []Span // internal ms; the last one's EndMs is -1 while open
 	lastT   int64
+	// width and height are the largest picture so far (by area).
+	width, height int
+}
+
+// size notes a keyframe's picture size.
+func (fl *recFile) size(w, h int) {
+	if w*h > fl.width*fl.height {
+		fl.width, fl.height = w, h
+	}
 }
 
 func (w *worker) run() {
@@ -800,12 +812,15 @@ func (w *worker) route(s *stream, f tframe) {
 		}
 		switch {
 		case f.key:
-			if fl := s.file; fl == nil || fl.spec.width != f.width || fl.spec.height != f.height || fl.spec.audio != (s.audio != nil) {
+			// A new picture size goes on in the same file: VP8 keyframes
+			// carry their size, and players (browsers, ffmpeg) follow it.
+			if fl := s.file; fl == nil || fl.spec.audio != (s.audio != nil) {
 				w.closeFile(s)
 				if !w.openFile(s, f) {
 					return
 				}
 			}
+			s.file.size(f.width, f.height)
 			tr.waitKey = false
 			tr.lastKey = f.t
 		case s.file == nil || tr.waitKey:
@@ -931,8 +946,8 @@ func (w *worker) closeFile(s *stream) {
 		Kinds:      kinds(fl.spec),
 		StartMs:    fl.spans[0].StartMs - w.t0,
 		DurationMs: fl.w.duration(),
-		Width:      fl.spec.width,
-		Height:     fl.spec.height,
+		Width:      fl.width,
+		Height:     fl.height,
 		Size:       fl.w.sink.Written(),
 		Segment:    fl.segment,
 	}
@@ -940,7 +955,8 @@ func (w *worker) closeFile(s *stream) {
 		info.Spans = append(info.Spans, Span{sp.StartMs - w.t0, sp.EndMs - w.t0})
 	}
 	w.files = append(w.files, info)
-	w.log("file", map[string]any{"action": "close", "name": fl.name, "end": fl.lastT - w.t0, "duration": info.DurationMs, "size": info.Size})
+	w.log("file", map[string]any{"action": "close", "name": fl.name, "end": fl.lastT - w.t0, "duration": info.DurationMs, "size": info.Size,
+		"width": info.Width, "height": info.Height})
 	if err != nil {
 		w.fail(fmt.Errorf("record: %s: %w", fl.name, err))
 	}

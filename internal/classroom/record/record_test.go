@@ -410,12 +410,19 @@ func TestSegmentsJoined(t *testing.T) {
 	}
 }
 
+// TestResolutionChange: a camera whose picture grows (as browsers' do in
+// a call's first seconds) stays one file: the track's header has the first
+// size, FileInfo the largest, and the new size starts at its keyframe with
+// no gap in the blocks.
 func TestResolutionChange(t *testing.T) {
 	s := newSim(t, Options{})
 	s.at(0, func() { s.must(s.r.Start()) })
 	cam := s.track(0, ann, "video0", true, 1111)
 	s.frames(cam, 0, 6000, 1000.0/30, 30, nil, func(k int, c float64) bool {
-		if c >= 3000 {
+		switch {
+		case c >= 4000:
+			cam.width, cam.height = 960, 540 // and back down: the largest stays
+		case c >= 3000:
 			cam.width, cam.height = 1280, 720
 		}
 		return k%30 == 0
@@ -424,19 +431,30 @@ func TestResolutionChange(t *testing.T) {
 	s.at(6050, func() {})
 	s.run()
 	files := s.stop()
-	if len(files) != 2 {
-		t.Fatalf("%d files, want 2: %+v", len(files), files)
+	if len(files) != 1 {
+		t.Fatalf("%d files, want 1: %+v", len(files), files)
 	}
-	for i, want := range [][2]int{{640, 480}, {1280, 720}} {
-		f := files[i]
-		p := s.read(f)
-		v := p.doc.Segment.Tracks.TrackEntry[0].Video
-		if f.Width != want[0] || f.Height != want[1] || v.PixelWidth != uint64(want[0]) || v.PixelHeight != uint64(want[1]) {
-			t.Errorf("%s: %dx%d (track %dx%d), want %dx%d", f.Name, f.Width, f.Height, v.PixelWidth, v.PixelHeight, want[0], want[1])
+	f := files[0]
+	p := s.read(f)
+	v := p.doc.Segment.Tracks.TrackEntry[0].Video
+	if f.Width != 1280 || f.Height != 720 || v.PixelWidth != 640 || v.PixelHeight != 480 {
+		t.Errorf("%s: %dx%d (track %dx%d), want 1280x720 (track 640x480)", f.Name, f.Width, f.Height, v.PixelWidth, v.PixelHeight)
+	}
+	if f.StartMs > 10 || f.DurationMs < 5900 {
+		t.Errorf("the file covers %d+%d ms, want 0-6000", f.StartMs, f.DurationMs)
+	}
+	var sizes []string
+	for i, b := range p.blocks {
+		if i > 0 && b.t-p.blocks[i-1].t > 50 {
+			t.Errorf("a gap of %d ms at %d", b.t-p.blocks[i-1].t, b.t)
+		}
+		if b.key {
+			_, w, h := vp8Keyframe(b.data)
+			sizes = append(sizes, fmt.Sprintf("%d:%dx%d", b.t/1000, w, h))
 		}
 	}
-	if f := files[1]; f.StartMs < 3000 || f.StartMs > 3010 || files[0].StartMs+files[0].DurationMs >= f.StartMs {
-		t.Errorf("the second file starts at %d, the first ends at %d", f.StartMs, files[0].StartMs+files[0].DurationMs)
+	if want := "0:640x480 1:640x480 2:640x480 3:1280x720 4:960x540 5:960x540"; strings.Join(sizes, " ") != want {
+		t.Errorf("keyframes (s:size) %s, want %s", strings.Join(sizes, " "), want)
 	}
 }
 

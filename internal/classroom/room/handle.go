@@ -381,6 +381,26 @@ func (r *Room) mediaSend(conn string, sig Signal) {
 	})
 }
 
+// mediaSpeaking notes that a stream's sound started or stopped being
+// voice, and tells everyone when that changes whether its user speaks.
+func (r *Room) mediaSpeaking(id string, on bool) {
+	r.q.post(func() {
+		s := r.streams[id]
+		if s == nil || s.speaking == on {
+			return
+		}
+		u := r.users[s.user]
+		if u == nil {
+			return
+		}
+		was := r.participant(u).Speaking
+		s.speaking = on
+		if now := r.participant(u).Speaking; now != was {
+			r.broadcast(eventMsg{Kind: "speaking", UserID: u.id, Speaking: &now}, nil, nil)
+		}
+	})
+}
+
 // mediaEnded forgets a stream whose publisher went away on its own.
 func (r *Room) mediaEnded(id string) {
 	r.q.post(func() {

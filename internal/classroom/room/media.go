@@ -21,6 +21,14 @@ type Media interface {
 	Close()
 }
 
+// SpeakingMedia is a Media that tells when the sound of a stream starts
+// or stops being voice (who is speaking). The room calls OnSpeaking once,
+// before any stream is published; f may be called from any goroutine and
+// must not block.
+type SpeakingMedia interface {
+	OnSpeaking(f func(streamID string, speaking bool))
+}
+
 // MediaFactory makes a room's media engine. send delivers a signal to a
 // connection; ended reports a stream that stopped without the room asking
 // (its publisher's connection failed). Both may be called from any

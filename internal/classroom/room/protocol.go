@@ -58,6 +58,8 @@ type Participant struct {
 	CanDraw   bool   `json:"canDraw"`
 	CanFiles  bool   `json:"canFiles"`
 	Quality   string `json:"quality"`
+	// Speaking: the sound of one of the participant's streams is voice.
+	Speaking bool `json:"speaking"`
 }
 
 // ChatMessage is a chat message as clients see it.
@@ -240,6 +242,8 @@ type eventMsg struct {
 	Closed bool `json:"closed,omitempty"`
 	// Recording is set on a recording event: whether recording is on.
 	Recording *bool `json:"recording,omitempty"`
+	// Speaking is set on a speaking event: whether UserID speaks.
+	Speaking *bool `json:"speaking,omitempty"`
 	// DrawAll and FilesAll are set on a switches event.
 	DrawAll  *bool `json:"drawAll,omitempty"`
 	FilesAll *bool `json:"filesAll,omitempty"`

@@ -152,3 +152,75 @@ func TestRecordingLog(t *testing.T) {
 		}
 	})
 }
+
+func TestSpeaking(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		rec := &fakeRecorder{}
+		e.hub.Recorder = func(k room.Key, c lms.LiveClass, m room.Media, onError func(error)) (room.Recorder, error) {
+			return rec, nil
+		}
+		e.clock.Set(start)
+		c := e.class(func(c *lms.LiveClass) { c.Record = 3; c.IsScreenshare = 1 })
+		teacher := e.mustJoin(c, "t", joinOpts{teacher: true})
+		student := e.mustJoin(c, "s", joinOpts{})
+		e.hub.CheckTimers()
+		student.next("event", "recording")
+		teacher.send(map[string]any{"type": "rtc", "kind": "offer", "stream": "mic1", "label": "mic", "sdp": "v=0"})
+		teacher.send(map[string]any{"type": "rtc", "kind": "offer", "stream": "scr1", "label": "screen", "sdp": "v=0"})
+		mic := student.next("event", "stream")["stream"].(map[string]any)["id"].(string)
+		scr := student.next("event", "stream")["stream"].(map[string]any)["id"].(string)
+
+		speaking := func(want bool) {
+			t.Helper()
+			ev := student.next("event", "speaking")
+			if ev["userId"] != "t" || ev["speaking"] != want {
+				t.Fatalf("speaking event %v, want t speaking %v", ev, want)
+			}
+		}
+		e.media.speak(mic, true)
+		speaking(true)
+		// The screen's sound too: the teacher still speaks, no news; the
+		// mic stops: still speaking (the screen); the screen stops: quiet.
+		e.media.speak(scr, true)
+		e.media.speak(mic, false)
+		e.media.speak(scr, false)
+		speaking(false)
+		// A late joiner sees who speaks in the snapshot.
+		e.media.speak(mic, true)
+		speaking(true)
+		late := e.mustJoin(c, "s2", joinOpts{})
+		for _, p := range late.welcome["snapshot"].(map[string]any)["participants"].([]any) {
+			if p := p.(map[string]any); p["userId"] == "t" && p["speaking"] != true {
+				t.Errorf("snapshot: the teacher does not speak: %v", p)
+			}
+		}
+		// A stream that ends while speaking ends the speaking.
+		teacher.send(map[string]any{"type": "rtc", "kind": "close", "stream": "mic1"})
+		if u := student.next("event", "update"); u["participant"].(map[string]any)["speaking"] != false {
+			t.Fatalf("after the mic closed: %v", u)
+		}
+		// An unknown stream is ignored; so is a repeat.
+		e.media.speak("s99", true)
+		e.media.speak(scr, false)
+		student.send(map[string]any{"type": "chat", "text": "marker"})
+		student.chat("marker")
+		for _, m := range student.buf {
+			if m["kind"] == "speaking" {
+				t.Errorf("a speaking event after an unknown stream and a repeat: %v", m)
+			}
+		}
+
+		_, events := rec.get()
+		var logged []string
+		for _, ev := range events {
+			if strings.HasPrefix(ev, "speaking ") {
+				logged = append(logged, ev)
+			}
+		}
+		if len(logged) != 3 || !strings.Contains(logged[0], `"userId":"t"`) || !strings.Contains(logged[0], `"speaking":true`) ||
+			!strings.Contains(logged[1], `"speaking":false`) {
+			t.Errorf("the recording's log has speaking lines %v", logged)
+		}
+		teacher.conn.Handle([]byte(`{"type":"room","action":"end"}`))
+	})
+}

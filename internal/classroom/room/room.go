@@ -90,6 +90,7 @@ type user struct {
 
 type stream struct {
 	id, conn, user, label, clientID string
+	speaking                        bool // its sound is voice (SpeakingMedia)
 }
 
 // event is a sent change, kept for resumes. to is nil for everyone.
@@ -184,6 +185,9 @@ func (r *Room) load(ctx context.Context) error {
 	}
 	if r.hub.Media != nil && r.class.IsBoard == 0 {
 		r.media = r.hub.Media(r.mediaSend, r.mediaEnded)
+		if sm, ok := r.media.(SpeakingMedia); ok {
+			sm.OnSpeaking(r.mediaSpeaking)
+		}
 	}
 	r.loaded = true
 	return nil
@@ -556,6 +560,7 @@ func (r *Room) participant(u *user) Participant {
 		case LabelScreen:
 			p.Screen = true
 		}
+		p.Speaking = p.Speaking || s.speaking
 	}
 	return p
 }

@@ -215,6 +215,16 @@ type fakeMedia struct {
 	published []string
 	closed    []string
 	n         int
+	speaking  func(streamID string, on bool) // the room's, once set
+}
+
+// speak tells the room that a stream's sound started or stopped being
+// voice, as the SFU would.
+func (f *fakeMedia) speak(streamID string, on bool) {
+	f.mu.Lock()
+	fn := f.speaking
+	f.mu.Unlock()
+	fn(streamID, on)
 }
 
 func (f *fakeMedia) factory(send func(string, room.Signal), ended func(string)) room.Media {
@@ -226,6 +236,11 @@ type fakeRoom struct {
 	send func(string, room.Signal)
 }
 
+func (r *fakeRoom) OnSpeaking(fn func(string, bool)) {
+	r.f.mu.Lock()
+	r.f.speaking = fn
+	r.f.mu.Unlock()
+}
 func (r *fakeRoom) AddConn(conn, userID string, receive bool) {}
 func (r *fakeRoom) RemoveConn(conn string)                    {}
 func (r *fakeRoom) Close()                                    {}

@@ -35,12 +35,17 @@ type Event struct {
 	// Kind is "published" when the first RTP packet of a stream arrived, or
 	// "ended" when a publication ended without CloseStream, RemoveConn or
 	// Close: its publisher's PeerConnection failed or closed, or the
-	// publisher sent "close" for it through Signal.
-	Kind   string
-	Stream string // server stream id
-	Conn   string // the publishing connection
-	UserID string
-	Label  string
+	// publisher sent "close" for it through Signal; or "speaking" when
+	// the sound of one of its audio tracks starts or stops being voice
+	// (see speaking.go; Speaking tells which), at most about once a
+	// second. A track that ends while speaking has a last "speaking"
+	// event with Speaking false.
+	Kind     string
+	Stream   string // server stream id
+	Conn     string // the publishing connection
+	UserID   string
+	Label    string
+	Speaking bool
 }
 
 // StreamInfo describes a published stream.

@@ -96,6 +96,13 @@ func (up *upStream) event(kind string) Event {
 	return Event{Kind: kind, Stream: up.id, Conn: up.conn, UserID: up.userID, Label: up.label}
 }
 
+// speakingEvent is the "speaking" event of the stream.
+func (up *upStream) speakingEvent(on bool) Event {
+	e := up.event("speaking")
+	e.Speaking = on
+	return e
+}
+
 // shutdown stops signalling and keyframe requests; the caller closes pc.
 func (up *upStream) shutdown() {
 	up.gate.close()
@@ -221,6 +228,21 @@ func (t *upTrack) forward(remote *webrtc.TrackRemote) {
 	defer r.tapEnd(t)
 	go drainRTCP(t)
 	ext := forwardedExtensions(t.receiver.GetParameters().HeaderExtensions)
+	var levelID uint8 // the audio level extension's id, 0 without
+	if t.kind == webrtc.RTPCodecTypeAudio {
+		for id, uri := range ext {
+			if uri == audioLevelURI {
+				levelID = id
+			}
+		}
+	}
+	var sp speech
+	began := time.Now()
+	defer func() {
+		if sp.speaking {
+			r.events(t.up.speakingEvent(false))
+		}
+	}()
 	for {
 		p, _, err := remote.ReadRTP()
 		if err != nil {
@@ -230,6 +252,11 @@ func (t *upTrack) forward(remote *webrtc.TrackRemote) {
 		r.bytesIn.Add(uint64(p.MarshalSize()))
 		if t.up.published.CompareAndSwap(false, true) {
 			r.events(t.up.event("published"))
+		}
+		if levelID != 0 && p.Header.Extension {
+			if lv, ok := audioLevel(p.Header.GetExtension(levelID)); ok && sp.level(time.Since(began).Milliseconds(), lv) {
+				r.events(t.up.speakingEvent(sp.speaking))
+			}
 		}
 		for _, d := range *t.downs.Load() {
 			d.write(p, ext)
