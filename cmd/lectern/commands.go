@@ -98,6 +98,7 @@ var domainSubcommands = map[string]func(ctx context.Context, args []string, stdo
 	"set-plan":      runDomainSetPlan,
 	"set-retention": runDomainSetRetention,
 	"set-style":     runDomainSetStyle,
+	"set-host":      runDomainSetHost,
 }
 
 func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -110,10 +111,15 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "  set-plan    set a domain's classroom plan (free or unlimited)")
 		fmt.Fprintln(stderr, "  set-retention  set how many days a domain keeps recordings (0: for ever)")
 		fmt.Fprintln(stderr, "  set-style   set a domain's classroom API JSON style (seed, compat or default)")
+		fmt.Fprintln(stderr, "  set-host    serve a domain's learner portal on its own host name (learn.school.com)")
+		fmt.Fprintln(stderr, "  rotate-key --api sso  make a new secret for the learner portal's JWT entry")
 		if len(args) == 0 {
 			return errUsage
 		}
 		return nil
+	}
+	if args[0] == "rotate-key" && rotatesSSO(args[1:]) {
+		return runDomainRotateSSO(ctx, args[1:], stdout, stderr)
 	}
 	sub, ok := domainSubcommands[args[0]]
 	if !ok {

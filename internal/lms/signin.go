@@ -55,3 +55,42 @@ func ReturnPath(s string) (string, string) {
 	}
 	return s, ""
 }
+
+// PortalHost checks the host name of a domain's own learner portal, such
+// as learn.school.com: a DNS name of at least two labels (letters, digits,
+// hyphens), no port, no IP address. It returns the name in lower case
+// ("" for "", which removes the host) or a reason it is refused.
+func PortalHost(s string) (string, string) {
+	h := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s), "."))
+	if h == "" {
+		return "", ""
+	}
+	if len(h) > 253 {
+		return "", "must be at most 253 characters"
+	}
+	if strings.Contains(h, ":") || strings.Contains(h, "/") {
+		return "", "must be a host name only, without scheme, port or path (such as learn.school.com)"
+	}
+	labels := strings.Split(h, ".")
+	if len(labels) < 2 {
+		return "", "must have at least two labels, such as learn.school.com"
+	}
+	allDigits := true
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return "", "must be a valid host name (labels of 1-63 letters, digits or inner hyphens)"
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return "", "must be a valid host name (letters, digits, hyphens and dots only)"
+			}
+			if r < '0' || r > '9' {
+				allDigits = false
+			}
+		}
+	}
+	if allDigits {
+		return "", "must be a host name, not an IP address"
+	}
+	return h, ""
+}

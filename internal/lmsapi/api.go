@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/cert"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -31,6 +32,8 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Certs issues and revokes certificates.
+	Certs *cert.Issuer
 	// Portal issues login links and ends learner sessions (nil: the
 	// sign-in endpoints answer 503).
 	Portal *portal.Portal

@@ -77,4 +77,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Learner sign-in: login links and logout
 	a.signinRoutes(rt)
+
+	// Certificates
+	a.certificateRoutes(rt)
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/classroom/i18n"
+	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -41,7 +42,9 @@ const (
 
 // Portal is the learner portal of every domain.
 type Portal struct {
-	Store  *store.Store
+	Store *store.Store
+	// Learn is the course-content service (outline, locks, progress).
+	Learn  *learn.Service
 	Logger *slog.Logger
 	// Now is the server's clock (time.Now when nil); the settable test
 	// clock reaches the portal through it.
@@ -120,8 +123,9 @@ func (p *Portal) base(r *http.Request) string { return siteFrom(r.Context()).bas
 func (p *Portal) domain(r *http.Request) store.Domain { return siteFrom(r.Context()).domain }
 
 // Front returns next with the portal in front of it: requests for
-// /{domain_id}/learn/... on any host, and for a route of the portal on a
-// domain's own host, are served by the portal; the rest go to next.
+// /{domain_id}/learn/... on any host, and on a domain's own host those
+// for a route of the portal that next (the server's mux) has no route of
+// its own for, are served by the portal; the rest go to next.
 func (p *Portal) Front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p.mux == nil {
@@ -145,7 +149,7 @@ func (p *Portal) Front(next http.Handler) http.Handler {
 			p.serve(w, r, d, "/"+strconv.FormatInt(id, 10)+"/learn", rest)
 			return
 		}
-		if host := p.foreignHost(r); host != "" {
+		if host := p.foreignHost(r); host != "" && !serverRoute(next, r) {
 			d, err := p.Store.DomainByLearnHost(r.Context(), host)
 			if err == nil {
 				if _, pattern := p.mux.Handler(r); pattern != "" {
@@ -159,6 +163,25 @@ func (p *Portal) Front(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// serverRoute reports whether the server's own mux has a route of its own
+// for r (the API, /healthz, /classroom/..., media, verify pages): those
+// keep working on a domain's portal host. The server's root ("/") is not
+// one; at / on its host the portal answers.
+func serverRoute(next http.Handler, r *http.Request) bool {
+	m, ok := next.(interface {
+		Handler(*http.Request) (http.Handler, string)
+	})
+	if !ok {
+		return false
+	}
+	_, pattern := m.Handler(r)
+	_, path, _ := strings.Cut(pattern, " ")
+	if path == "" {
+		path = pattern
+	}
+	return pattern != "" && path != "/" && path != "/{$}"
 }
 
 // portalPath splits /{id}/learn/rest into id and /rest ("" for

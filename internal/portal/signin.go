@@ -41,23 +41,26 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// PortalURL is the absolute URL of a domain's portal base: its own host
-// (with the public URL's scheme) when it has one, else
-// {public URL}/{domain_id}/learn.
+// PortalURL is the absolute URL of a domain's portal base: its own host,
+// with the public URL's scheme and port, when it has one
+// (https://learn.school.com), else {public URL}/{domain_id}/learn.
 func (p *Portal) PortalURL(ctx context.Context, domainID int64) (string, error) {
 	host, err := p.Store.LearnHost(ctx, domainID)
 	if err != nil {
 		return "", err
 	}
 	base := strings.TrimRight(p.BaseURL(), "/")
-	if host != "" {
-		scheme := "http"
-		if u, err := url.Parse(base); err == nil && u.Scheme != "" {
-			scheme = u.Scheme
-		}
-		return scheme + "://" + host, nil
+	if host == "" {
+		return base + "/" + strconv.FormatInt(domainID, 10) + "/learn", nil
 	}
-	return base + "/" + strconv.FormatInt(domainID, 10) + "/learn", nil
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" {
+		return "http://" + host, nil
+	}
+	if port := u.Port(); port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
 }
 
 // IssueLoginLink makes a single-use login link that signs userID in to
@@ -242,20 +245,15 @@ func (p *Portal) jwtEntry(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, p.base(r)+returnTo, http.StatusSeeOther)
 }
 
-// audience is the aud a JWT entry must carry: the portal's URL where the
-// request arrived, https://learn.school.com on the domain's own host or
-// {public URL}/{domain_id}/learn on the main host.
-func (p *Portal) audience(r *http.Request) string {
+// audience is the aud a JWT entry must carry: the URL of the portal where
+// the request arrived, {public URL}/{domain_id}/learn on the main host, the
+// domain's PortalURL (https://learn.school.com) on its own host.
+func (p *Portal) audience(r *http.Request) (string, error) {
 	s := siteFrom(r.Context())
-	base := strings.TrimRight(p.BaseURL(), "/")
 	if s.base != "" {
-		return base + s.base
+		return strings.TrimRight(p.BaseURL(), "/") + s.base, nil
 	}
-	scheme := "http"
-	if u, err := url.Parse(base); err == nil && u.Scheme != "" {
-		scheme = u.Scheme
-	}
-	return scheme + "://" + strings.ToLower(r.Host)
+	return p.PortalURL(r.Context(), s.domain.ID)
 }
 
 // verifyJWT checks a JWT entry and returns the learner it signs in,
@@ -288,8 +286,12 @@ func (p *Portal) verifyJWT(r *http.Request, raw string) (int64, error) {
 		}
 		return set, nil
 	}
+	aud, err := p.audience(r)
+	if err != nil {
+		return 0, err
+	}
 	var c ssoClaims
-	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(p.audience(r)),
+	parser := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(aud),
 		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(JWTLeeway), jwt.WithTimeFunc(p.now))
 	if _, err := parser.ParseWithClaims(raw, &c, keyfunc); err != nil {
 		switch {
@@ -298,7 +300,7 @@ func (p *Portal) verifyJWT(r *http.Request, raw string) (int64, error) {
 		case errors.Is(err, jwt.ErrTokenInvalidAudience):
 			return 0, &jwtError{"wrong_audience", "The sign-in token is for another address (aud)."}
 		case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-			return 0, &jwtError{"missing_claim", "The sign-in token has no exp."}
+			return 0, &jwtError{"missing_claim", "The sign-in token lacks exp or aud."}
 		case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
 			return 0, &jwtError{"bad_signature", "The sign-in token's signature or algorithm is not accepted."}
 		}

@@ -40,6 +40,8 @@ type Main struct {
 	Logger *slog.Logger
 
 	Store *store.Store
+	// Secret is the server secret (see SecretFile).
+	Secret []byte
 	// Now is the clock of the classroom API and pages; nil means
 	// time.Now. Tests set it to walk a class through its life.
 	Now func() time.Time
@@ -75,6 +77,10 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
+	if m.Secret, err = loadSecret(m.Config.DataDir); err != nil {
+		st.Close()
+		return err
+	}
 	applied, err := st.Migrate(ctx)
 	if err != nil {
 		st.Close()
@@ -238,11 +244,15 @@ func (m *Main) Handler() http.Handler {
 		}
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	learn := &portal.Portal{Store: m.Store, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL, Secure: strings.HasPrefix(m.BaseURL(), "https://")}
-	learn.Register(mux)
+	certs := m.certificates(limiter)
+	certs.Register(mux)
+	m.Learn.OnCourseCompleted = certs.OnCourseCompleted
+	learner := &portal.Portal{Store: m.Store, Learn: m.Learn, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL,
+		Secure: strings.HasPrefix(m.BaseURL(), "https://")}
+	learner.Register(mux)
 	m.testClockRoutes(mux)
-	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learn,
-		Learn: m.Learn}
+	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
+		Learn: m.Learn, Certs: certs}
 	lms.Register(mux)
 	m.Learn.Register(mux)
 	blobs := m.Blobs()
@@ -261,7 +271,7 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learn.Front(mux)))
+	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(mux)))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
