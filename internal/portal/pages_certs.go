@@ -2,12 +2,30 @@ package portal
 
 import (
 	"net/http"
+
+	"github.com/lectern-lms/lectern/internal/cert"
 )
 
-// certCards are the learner's certificates. Until certificates exist on
-// this server, there are none, and the pages say so.
+// certCards are the learner's certificates with their public links (the
+// verify page, its PDF), newest first as the issuer lists them. The
+// issuer only reads here, so the portal makes its own from the store.
 func (p *Portal) certCards(r *http.Request, d *pageData, l Learner) ([]certCard, error) {
-	return nil, nil
+	is := &cert.Issuer{Store: p.Store, Now: p.Now, BaseURL: p.BaseURL}
+	cs, err := is.ForUser(r.Context(), l.DomainID, l.UserID)
+	if err != nil {
+		return nil, err
+	}
+	var out []certCard
+	for _, c := range cs {
+		links := is.LinksFor(c)
+		cc := certCard{Code: c.Code, Course: c.CourseTitle, Issued: timeHTML(c.IssuedAt, false),
+			PDFURL: links.PDF, VerifyURL: links.Verify}
+		if c.Revoked() {
+			cc.Revoked = timeHTML(c.RevokedAt, false)
+		}
+		out = append(out, cc)
+	}
+	return out, nil
 }
 
 type certificatesBody struct {

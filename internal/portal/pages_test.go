@@ -31,7 +31,7 @@ type learnerSite struct {
 	unlockAt time.Time
 }
 
-func signIn(t *testing.T, e *Env, dom Domain, email string) (*http.Client, string) {
+func pagesSignIn(t *testing.T, e *Env, dom Domain, email string) (*http.Client, string) {
 	t.Helper()
 	r := e.Do(Request{Method: "POST", Path: "/api/v1/users/create", Domain: &dom,
 		Body: map[string]any{"username": email, "email": email, "name": "Ann Learner"}})
@@ -54,7 +54,7 @@ func newSite(t *testing.T, e *Env, dom Domain, email string) *learnerSite {
 	t.Helper()
 	ctx := context.Background()
 	s := &learnerSite{e: e, dom: dom}
-	s.b, s.base = signIn(t, e, dom, email)
+	s.b, s.base = pagesSignIn(t, e, dom, email)
 	s.path = strings.TrimPrefix(s.base, e.URL)
 	lmsCall := func(path string, body map[string]any) *Response {
 		r := e.Do(Request{Method: "POST", Path: "/api/v1" + path, Domain: &dom, Body: body})
@@ -233,6 +233,29 @@ func TestPagesDashboard(t *testing.T) {
 			t.Fatalf("certificates: %d", c.Status)
 		}
 		mustContain(t, "certificates", c.Body, `data-testid="no-certificates"`)
+
+		// A certificate: on the home page and the certificates page, with
+		// its PDF and verify links.
+		tmpl := e.Do(Request{Method: "POST", Path: "/api/v1/certificates/templates/create", Domain: &e.Domain, Body: map[string]any{"name": "Default"}})
+		e.Do(Request{Method: "PUT", Path: "/api/v1/courses/certificate/" + itoa(s.course), Domain: &e.Domain,
+			Body: map[string]any{"template_id": Int(t, tmpl.JSON(t), "data.id")}})
+		is := e.Do(Request{Method: "POST", Path: "/api/v1/certificates/issue", Domain: &e.Domain, Body: map[string]any{"courseId": s.course, "email": "ann@example.com"}})
+		if is.Status != 200 {
+			t.Fatalf("issue: %d %s", is.Status, is.Body)
+		}
+		code := Str(t, is.JSON(t), "data.code")
+		c = get(t, s.b, s.base+"/certificates")
+		mustContain(t, "certificates", c.Body, `data-code="`+code+`"`, "Go 101", `href="`+e.URL+"/verify/"+code+`.pdf"`,
+			`value="`+e.URL+"/verify/"+code+`"`)
+		if strings.Contains(c.Body, "no-certificates") {
+			t.Error("certificates page says none")
+		}
+		mustContain(t, "home with a certificate", get(t, s.b, s.base+"/").Body, `data-testid="certificate"`)
+		// Another learner does not see it.
+		ob, oBase := pagesSignIn(t, e, e.Domain, "other@example.com")
+		if strings.Contains(get(t, ob, oBase+"/certificates").Body, code) {
+			t.Error("another learner sees the certificate")
+		}
 	})
 }
 
@@ -398,7 +421,7 @@ func TestPagesWatched(t *testing.T) {
 func TestPagesCrossTenant(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
 		a := newSite(t, e, e.Domain, "ann@example.com")
-		bb, bBase := signIn(t, e, e.Other, "bob@example.com")
+		bb, bBase := pagesSignIn(t, e, e.Other, "bob@example.com")
 		for _, path := range []string{
 			"/courses/" + itoa(a.course),
 			"/courses/" + itoa(a.course) + "/lessons/" + itoa(a.text),
@@ -428,7 +451,7 @@ func TestPagesCrossTenant(t *testing.T) {
 		}
 		// A not enrolled learner of A sees a published course's landing
 		// page, not its lessons.
-		cb, cBase := signIn(t, e, e.Domain, "cid@example.com")
+		cb, cBase := pagesSignIn(t, e, e.Domain, "cid@example.com")
 		p = get(t, cb, cBase+"/courses/"+itoa(a.course))
 		if p.Status != 200 || !strings.Contains(p.Body, `data-testid="not-enrolled"`) {
 			t.Errorf("not enrolled, course page: %d", p.Status)
