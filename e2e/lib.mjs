@@ -93,8 +93,10 @@ const execFileP = promisify(execFile);
 // Server is one `lectern serve` in a fresh data dir, with one domain. Its
 // output goes to e2e/artifacts/server-<name>.log (one server per test file).
 export class Server {
-  constructor(name) {
+  // opts.args are extra `lectern serve` flags (such as --test-clock).
+  constructor(name, opts = {}) {
     this.name = name;
+    this.extraArgs = opts.args || [];
     this.proc = null;
     this.base = '';
     this.dataDir = '';
@@ -121,6 +123,7 @@ export class Server {
         log(`server: lectern serve has no --${flag} flag (yet); started without it`);
       }
     }
+    args.push(...this.extraArgs);
     this.base = `http://127.0.0.1:${port}`;
     this.logFile = artifact(`server-${this.name}.log`);
     const out = fs.openSync(this.logFile, 'w');
@@ -747,8 +750,8 @@ export class FirefoxParticipant {
 // serverForTests starts a Server named name before a test file's tests and
 // stops it (with every browser) after them; if the runner dies some other
 // way, the server is not left behind.
-export function serverForTests(name) {
-  const server = new Server(name);
+export function serverForTests(name, opts = {}) {
+  const server = new Server(name, opts);
   before(async () => {
     await server.start();
   }, { timeout: 60_000 });

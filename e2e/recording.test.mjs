@@ -13,11 +13,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
-  serverForTests, Participant, join, click, closeAllBrowsers, log, sleep, artifact, drawPath, boardGeometry, toCanvas, objectSamples,
+  CHROME_ARGS, serverForTests, Participant, join, click, closeAllBrowsers, log, sleep, artifact, drawPath, boardGeometry, toCanvas, objectSamples,
   pixelsNear, hexRgb,
 } from './lib.mjs';
 
 const execFileP = promisify(execFile);
+// isRecordingLayout 1: the teacher's getDisplayMedia({preferCurrentTab})
+// is accepted without a prompt, capturing the tab itself.
+CHROME_ARGS.push('--auto-accept-this-tab-capture');
 const server = serverForTests('recording');
 
 const CHAT = 'Recorded hello at five seconds';
@@ -144,7 +147,8 @@ describe('recorded class (record=2)', () => {
     await Promise.all([teacher, student].map((p) => p.page.locator('#recording-indicator').waitFor({ state: 'visible', timeout: 10_000 })));
     wall.indicator = Date.now();
     log(`both see #recording-indicator ${wall.indicator - wall.join} ms after the joins began`);
-    assert.equal(await teacher.page.locator('#record-toggle').getAttribute('aria-pressed'), 'true', 'the teacher\'s #record-toggle is not pressed while recording');
+    assert.equal(await teacher.page.locator('#record-toggle').getAttribute('data-recording'), 'true', 'the teacher\'s #record-toggle does not show recording');
+    assert.match(await teacher.page.locator('#record-toggle').innerText(), /stop recording/i, 'the teacher\'s #record-toggle does not offer to stop');
     assert.equal(await student.page.locator('#record-toggle').count(), 0, 'the student has a #record-toggle');
 
     // The teacher publishes camera and microphone; the page notes when the
@@ -155,6 +159,10 @@ describe('recorded class (record=2)', () => {
     const sent = await firstSent;
     assert.ok(sent.audio && sent.video, `the teacher sent no ${sent.audio ? 'video' : 'audio'} within 20 s`);
     log(`teacher's first packets: video ${sent.video - wall.join} ms, audio ${sent.audio - wall.join} ms after the joins began (audio - video ${sent.audio - sent.video} ms)`);
+    // The fake microphone beeps: the student sees the teacher speaking.
+    await student.page.locator('[data-testid="participant"][data-user-id="r-t"][data-speaking="true"]').waitFor({ state: 'attached', timeout: 10_000 });
+    wall.speaking = Date.now();
+    log(`the student sees the teacher speaking ${wall.speaking - sent.audio} ms after the first audio packet`);
 
     const at = (ms) => sleep(Math.max(0, wall.indicator + ms - Date.now()));
     await at(5_000);
@@ -219,6 +227,13 @@ describe('recorded class (record=2)', () => {
     assert.ok(Math.abs(onMs - (wall.end - t0)) < 1_000, `recording on for ${onMs} ms by the log, the class was ended ${wall.end - t0} ms after it started`);
     assert.ok(chatLine.t >= wall.chat - t0 - 50 && chatLine.t < wall.chat - t0 + 1_000, `chat logged at ${chatLine.t}, sent at ${wall.chat - t0}`);
     assert.ok(strokeLine.t >= wall.stroke - t0 && strokeLine.t < wall.strokeUp - t0 + 1_000, `stroke logged at ${strokeLine.t}, drawn from ${wall.stroke - t0} to ${wall.strokeUp - t0} (mouse up)`);
+    // Who is speaking: the fake microphone's beeps make the teacher speak
+    // from about 300 ms after the first sound.
+    const speakLines = lines.filter((l) => l.type === 'speaking');
+    log(`speaking lines: ${speakLines.map((l) => `${l.t} ${l.userId} ${l.speaking}`).join('; ') || 'none'}`);
+    const spoke = speakLines.find((l) => l.userId === teacher.userId && l.speaking === true);
+    assert.ok(spoke, 'the event log has no speaking line for the teacher while the fake microphone played');
+    assert.ok(spoke.t >= sent.audio - t0 && spoke.t <= sent.audio - t0 + 3_000, `the teacher speaks from ${spoke.t} ms, the microphone's first packet was at ${sent.audio - t0} ms`);
 
     // ---- the files ----
     const media = boot.files.filter((f) => f.role === 'media');
@@ -329,6 +344,18 @@ describe('recorded class (record=2)', () => {
     await viewer.open(rec.record_path);
     await until(async () => (await viewer.page.locator('#app').getAttribute('data-state')) === 'ready', 'playback #app ready', 15_000);
     const r0 = await replay(viewer);
+    // The controls sit under the board, in the window, covering nothing.
+    const rects = await viewer.page.evaluate(() => {
+      const r = (sel) => {
+        const b = document.querySelector(sel)?.getBoundingClientRect();
+        return b && { top: Math.round(b.top), bottom: Math.round(b.bottom) };
+      };
+      return { board: r('.pb-board'), controls: r('.pb-controls'), h: window.innerHeight };
+    });
+    log(`playback layout at 1280x800: board ${JSON.stringify(rects.board)}, controls ${JSON.stringify(rects.controls)}, window ${rects.h}`);
+    assert.ok(rects.controls.top >= rects.board.bottom, `the controls (top ${rects.controls.top}) cover the board (bottom ${rects.board.bottom})`);
+    assert.ok(rects.controls.bottom <= rects.h, `the controls end at ${rects.controls.bottom}, below the window (${rects.h})`);
+    assert.ok(r0.speech.some((x) => x.userId === teacher.userId), `the playback has no speech of the teacher: ${JSON.stringify(r0.speech)}`);
     log(`playback: duration ${r0.duration} ms, chapters ${JSON.stringify(r0.chapters)}, files ${await viewer.page.locator('video[data-label], audio[data-label]').count()} media elements`);
     assert.ok(Math.abs(r0.duration - onMs) <= 1_000, `playback duration ${r0.duration} ms, recording on for ${onMs} ms`);
 
@@ -394,6 +421,9 @@ describe('recorded class (record=2)', () => {
     assert.equal(stuck.length, 0, `the playback page shows ${stuck[0]?.shown.length} camera tiles of one stream at once in ${stuck.length} of ${samples.length} samples (see e2e/artifacts/recording-playback-after-chat.png), e.g. ${JSON.stringify(stuck[0])}`);
     assert.ok(settled.length >= 5 && good.length >= settled.length * 0.8, `the shown camera tile did not play with the clock: ${JSON.stringify(badSamples.slice(0, 8))}`);
     assert.ok(hasChat(end) && pens(end).length === 1, 'at the end the chat and the stroke are there');
+    // At the end the seek thumb is at the end of its track.
+    const seekEnd = await viewer.page.locator('#seek').evaluate((el) => ({ value: Number(el.value), max: Number(el.max) }));
+    assert.ok(seekEnd.max - seekEnd.value < 1, `at the end #seek is at ${seekEnd.value} of ${seekEnd.max}`);
     await sleep(300);
     await viewer.screenshot('recording-playback-end.png');
     await viewer.screenshot('recording-playback-end-full-page.png', { fullPage: true });
@@ -407,5 +437,63 @@ describe('recorded class (record=2)', () => {
     assert.ok(hits >= pts.length * 0.8, `the replayed stroke is painted at ${hits}/${pts.length} points (see e2e/artifacts/recording-playback-board.png)`);
     const pageErrors = fs.readFileSync(artifact(`${viewer.name}.console.log`), 'utf8').split('\n').filter((l) => / (pageerror|error):/.test(l));
     assert.deepEqual(pageErrors, [], 'the playback page logged errors');
+  });
+});
+
+describe('recorded as the whole tab (isRecordingLayout=1)', () => {
+  const teacher = new Participant('r1-teacher', { userId: 'r1-t', teacher: true });
+
+  after(async () => {
+    await teacher.close();
+  });
+
+  it('the teacher\'s tab is captured and is the recording\'s main file', { timeout: 90_000 }, async () => {
+    const classId = await server.schedule('Tab recorded', { record: 2, isRecordingLayout: 1, isCorporate: 1 });
+    teacher.url = await server.launch(classId, { userId: teacher.userId, userName: 'Tia Teacher', teacher: true });
+    await join([teacher]);
+    await teacher.page.locator('#recording-indicator').waitFor({ state: 'visible', timeout: 10_000 });
+    // Recording started: the page captures its own tab and publishes it
+    // as the "recording" stream (no click: record=2 starts by itself).
+    const tabSent = await until(() => teacher.page.evaluate(async () => {
+      for (const { direction, label, pc } of window.lectern?.pcs?.() || []) {
+        if (direction !== 'send' || label !== 'recording') continue;
+        let sent = 0;
+        (await pc.getStats()).forEach((r) => {
+          if (r.type === 'outbound-rtp' && r.kind === 'video') sent += r.packetsSent;
+        });
+        if (sent > 0) return Date.now();
+      }
+      return 0;
+    }), 'the teacher\'s tab capture sends video', 15_000);
+    assert.equal(await teacher.page.locator('[data-testid="tab-capture-off"]').count(), 0, 'the teacher is told the tab is not captured');
+    await click(teacher, '#toggle-cam');
+    await teacher.page.locator('#chat-input').fill('On the tab recording');
+    await teacher.page.locator('#chat-send').click();
+    await sleep(8_000);
+    await teacher.screenshot('recording-tab-teacher-live.png');
+    const endAt = Date.now();
+    await click(teacher, '#end-class');
+    await teacher.page.waitForSelector('#app[data-state="ended"]', { state: 'attached', timeout: 10_000 });
+
+    const rec = await until(async () => {
+      const res = await server.api('getclassrecording', { class_id: classId });
+      return Array.isArray(res) && res[0]?.state === 'ready' ? res[0] : null;
+    }, 'getclassrecording state ready', 15_000, 250);
+    log('getclassrecording (tab):', JSON.stringify({ ...rec, record_url: '(signed)', record_path: '(signed)', export_url: rec.export_url && '(signed)' }));
+    assert.match(rec.name, /-recording-/, `the recording's main file is ${rec.name}, not the tab`);
+    const main = await fetch(rec.record_url);
+    assert.equal(main.status, 200);
+    const file = artifact('recording-tab.webm');
+    fs.writeFileSync(file, Buffer.from(await main.arrayBuffer()));
+    const info = await ffprobe(file);
+    const dur = Number(info.format?.duration) * 1000;
+    const want = endAt - tabSent;
+    log(`tab file: ffprobe ${JSON.stringify(info)}; on for ${want} ms (first packet to the end click)`);
+    assert.equal(info.streams?.[0]?.codec_name, 'vp8');
+    assert.ok(Math.abs(dur - want) <= 1_000, `the tab file lasts ${dur} ms, the tab was sent for ${want} ms`);
+    assert.equal(await decodeErrors(file), '', 'the tab file decodes with errors');
+    // What was recorded: a frame of the tab, to look at.
+    await execFileP('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-ss', String(Math.max(0, dur / 1000 - 1.5)), '-i', file, '-frames:v', '1', artifact('recording-tab-frame.png')], { timeout: 20_000 });
+    log('tab frame: e2e/artifacts/recording-tab-frame.png');
   });
 });

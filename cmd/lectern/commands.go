@@ -107,7 +107,7 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "users, courses and classes, an LMS API key and a classroom API key.")
 		fmt.Fprintln(stderr, "\n  create      create a domain and print its id and both keys (shown only now)")
 		fmt.Fprintln(stderr, "  list        list domains")
-		fmt.Fprintln(stderr, "  rotate-key  replace a domain's LMS or classroom key and print the new one")
+		fmt.Fprintln(stderr, "  rotate-key  replace a domain's LMS, classroom or certificate issuer key")
 		fmt.Fprintln(stderr, "  set-plan    set a domain's classroom plan (free or unlimited)")
 		fmt.Fprintln(stderr, "  set-retention  set how many days a domain keeps recordings (0: for ever)")
 		fmt.Fprintln(stderr, "  set-style   set a domain's classroom API JSON style (seed, compat or default)")
@@ -200,10 +200,13 @@ func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs := newFlagSet("domain rotate-key", "Replace one of a domain's API keys. The old key stops working at once;\nthe new one is printed only now.", stderr)
 	cfg.StoreFlags(fs)
 	id := fs.Int64("domain", 0, "the domain id (required)")
-	api := fs.String("api", "", "which key: lms or classroom (required)")
+	api := fs.String("api", "", "which key: lms, classroom, or issuer (the certificate signing key) (required)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
 		return err
+	}
+	if *id > 0 && *api == "issuer" {
+		return rotateIssuerKey(ctx, cfg, *id, *asJSON, stdout)
 	}
 	if *id <= 0 || (*api != "lms" && *api != "classroom") {
 		fmt.Fprintln(stderr, "lectern domain rotate-key: --domain ID and --api lms|classroom are required")

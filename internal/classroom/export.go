@@ -38,20 +38,23 @@ func FindExporter() *Exporter {
 }
 
 // exportInputs picks what goes into the MP4: the main video (the
-// teacher's screen, else the teacher's camera, else any camera), the
+// teacher's tab for isRecordingLayout 1, else the teacher's screen, else
+// the teacher's camera, else any camera), the
 // teacher's camera as a corner picture when the screen is main, and every
 // audio track.
 func exportInputs(files []lms.RecordingFile, teachers map[string]bool) (main, corner *lms.RecordingFile, audio []lms.RecordingFile) {
 	rank := func(f lms.RecordingFile) int {
 		switch {
-		case teachers[f.UserRef] && f.Label == room.LabelScreen:
+		case f.Label == room.LabelRecording:
 			return 0
-		case teachers[f.UserRef] && f.Label == room.LabelCamera:
+		case teachers[f.UserRef] && f.Label == room.LabelScreen:
 			return 1
-		case f.Label == room.LabelScreen:
+		case teachers[f.UserRef] && f.Label == room.LabelCamera:
 			return 2
+		case f.Label == room.LabelScreen:
+			return 3
 		}
-		return 3
+		return 4
 	}
 	for i := range files {
 		f := &files[i]

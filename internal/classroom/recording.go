@@ -254,13 +254,16 @@ func (s *sittingRecorder) teacherIDs() map[string]bool {
 
 // mainFile is what record_url downloads: the teacher's screen, else the
 // teacher's camera, else any video, else any file; of those, the longest
-// (a camera's stream is split into files when its picture size changes,
-// which browsers do in the first seconds of every call).
+// (a stream that stopped and started again has several files). With
+// isRecordingLayout 1, the teacher's capture of the classroom tab comes
+// first: it is the recording.
 func mainFile(files []lms.RecordingFile, teachers map[string]bool) lms.RecordingFile {
 	rank := func(f lms.RecordingFile) int {
 		switch {
 		case f.Role != "media":
 			return 9
+		case f.Label == room.LabelRecording:
+			return -1
 		case teachers[f.UserRef] && f.Label == room.LabelScreen:
 			return 0
 		case teachers[f.UserRef] && f.Label == room.LabelCamera:

@@ -222,7 +222,17 @@ func (sn *snapshot) view() CourseView {
 		RequiredTotal: sn.result.RequiredTotal, CompletedAt: sn.complete.CompletedAt, NextLessonID: sn.result.Next}
 	bySection := map[int64][]LessonItem{}
 	for _, l := range sn.content.Lessons {
-		bySection[l.SectionID] = append(bySection[l.SectionID], item(l, sn.result.Status[l.ID]))
+		it := item(l, sn.result.Status[l.ID])
+		p := sn.learner.Progress[l.ID]
+		it.Position = p.Position
+		duration := l.DurationS
+		if l.Type == lms.LessonLiveClass {
+			duration = sn.learner.RecordingS[l.ID]
+		}
+		if l.Type == lms.LessonVideo || l.Type == lms.LessonAudio || l.Type == lms.LessonLiveClass {
+			it.WatchedPercent = CoveragePercent(p.Watched, duration)
+		}
+		bySection[l.SectionID] = append(bySection[l.SectionID], it)
 	}
 	for _, sc := range sn.content.Sections {
 		v.Sections = append(v.Sections, SectionView{ID: sc.ID, Title: sc.Title, Position: sc.Position, Lessons: bySection[sc.ID]})
@@ -292,7 +302,8 @@ func (s *Service) Lesson(ctx context.Context, domainID, userID, lessonID int64) 
 		}
 	}
 	v := LessonView{LessonItem: item(l, st), CourseID: sn.course.ID, CourseTitle: sn.course.Name, Enrolled: sn.learner.Enrolled,
-		ClassID: l.ClassID, ClassSeq: l.ClassSeq, TestID: l.TestID, Position: p.Position}
+		ClassID: l.ClassID, ClassSeq: l.ClassSeq, TestID: l.TestID}
+	v.Position = p.Position
 	lessons := sn.content.Lessons
 	i := slices.IndexFunc(lessons, func(x lms.Lesson) bool { return x.ID == l.ID })
 	if i > 0 {

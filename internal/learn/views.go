@@ -17,6 +17,11 @@ type LessonItem struct {
 	IsPreview  bool
 	DurationS  int
 	Status
+	// Position is the learner's resume point in seconds; WatchedPercent
+	// the share of distinct seconds watched (video, audio, a live class's
+	// recording).
+	Position       int
+	WatchedPercent int
 }
 
 // SectionView is a section of the outline with its lessons in order.
@@ -79,10 +84,6 @@ type LessonView struct {
 	RecordingS int
 	// TestID is a test lesson's test.
 	TestID int64
-	// Position is the resume point in seconds; WatchedPercent the share
-	// of distinct seconds watched.
-	Position       int
-	WatchedPercent int
 	// Previous and next lessons in the outline (0: none).
 	PrevLessonID int64
 	NextLessonID int64

@@ -16,6 +16,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/portal"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -32,6 +33,8 @@ type API struct {
 	// Now is the clock of quotes and leaderboard periods (time.Now when
 	// nil).
 	Now func() time.Time
+	// Quiz is the test engine (made from Store and Now when nil).
+	Quiz *quizsvc.Service
 	// Certs issues and revokes certificates.
 	Certs *cert.Issuer
 	// Portal issues login links and ends learner sessions (nil: the
@@ -39,6 +42,9 @@ type API struct {
 	Portal *portal.Portal
 	// Learn applies the course-content rules (progress, locks).
 	Learn *learn.Service
+	// MaxUpload is the largest lesson file accepted (DefaultMaxUpload
+	// when 0).
+	MaxUpload int64
 }
 
 func (a *API) now() time.Time {

@@ -78,6 +78,12 @@ func (a *API) routes(rt *httpx.Router) {
 	// Learner sign-in: login links and logout
 	a.signinRoutes(rt)
 
+	// Course content, unlock rules and progress
+	a.learningRoutes(rt)
+
 	// Certificates
 	a.certificateRoutes(rt)
+
+	// Test engine: question bank, test composition, attempts, results
+	a.quizRoutes(rt)
 }

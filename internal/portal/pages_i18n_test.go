@@ -86,4 +86,3 @@ func TestFileSize(t *testing.T) {
 		}
 	}
 }
-

@@ -461,4 +461,3 @@ func TestPagesCrossTenant(t *testing.T) {
 		}
 	})
 }
-

@@ -91,6 +91,12 @@ func giftBlocks(text string) []string {
 			cur.Reset()
 			continue
 		}
+		if strings.HasPrefix(t, "$CATEGORY:") && depth == 0 {
+			// A category line is its own block, blank lines or not.
+			blocks = append(blocks, cur.String(), t)
+			cur.Reset()
+			continue
+		}
 		for i := 0; i < len(line); i++ {
 			switch {
 			case line[i] == '\\':

@@ -18,9 +18,9 @@ import (
 // PostgreSQL database must share this file too.
 const SecretFile = "server.secret"
 
-// loadSecret reads the server secret from the data dir, creating it (mode
+// LoadSecret reads the server secret from the data dir, creating it (mode
 // 0600) the first time.
-func loadSecret(dataDir string) ([]byte, error) {
+func LoadSecret(dataDir string) ([]byte, error) {
 	path := filepath.Join(dataDir, SecretFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -31,7 +31,7 @@ func loadSecret(dataDir string) ([]byte, error) {
 		rand.Read(secret)
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
-			return loadSecret(dataDir) // another process made it first
+			return LoadSecret(dataDir) // another process made it first
 		}
 		if err != nil {
 			return nil, fmt.Errorf("server secret: %w", err)

@@ -30,6 +30,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
 	"github.com/lectern-lms/lectern/internal/portal"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
 	"github.com/lectern-lms/lectern/internal/vcapi"
 )
@@ -54,7 +55,9 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
-	testClock  *testClock
+	// Quiz is the test engine (set by Handler).
+	Quiz      *quizsvc.Service
+	testClock *testClock
 
 	// Learn is the course-content service (outline, locks, progress,
 	// media); set by Open.
@@ -77,7 +80,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Store = st
-	if m.Secret, err = loadSecret(m.Config.DataDir); err != nil {
+	if m.Secret, err = LoadSecret(m.Config.DataDir); err != nil {
 		st.Close()
 		return err
 	}
@@ -253,6 +256,7 @@ func (m *Main) Handler() http.Handler {
 	m.testClockRoutes(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
 		Learn: m.Learn, Certs: certs}
+	lms.Quiz = m.quizService()
 	lms.Register(mux)
 	m.Learn.Register(mux)
 	blobs := m.Blobs()
@@ -314,6 +318,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
+	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
 	var serveErr error
 	select {
 	case <-ctx.Done():

@@ -131,7 +131,7 @@ type FileInfo struct {
 	Name     string   // as created in the Storage
 	StreamID string   // the server's stream id
 	UserID   string   // the publisher
-	Label    string   // "camera", "mic" or "screen"
+	Label    string   // "camera", "mic", "screen" or "recording" (the teacher's tab)
 	Kinds    []string // "video", "audio": the file's tracks
 	// StartMs is the recording-clock time of the file's first block, and
 	// DurationMs the time from its first block to its last.

@@ -326,7 +326,7 @@ func (r *Room) rtc(c *Conn, u *user, m clientMsg, fail func(code, msg string)) {
 	case "offer":
 		perm := labelPerm(m.Label)
 		if perm == "" {
-			refuse(ErrInvalid, "label must be camera, mic or screen.")
+			refuse(ErrInvalid, "label must be camera, mic, screen or recording.")
 			return
 		}
 		if !r.can(u, perm) {
@@ -364,6 +364,8 @@ func publishRefusal(r *Room, label string) string {
 	switch {
 	case r.class.IsBoard != 0:
 		return "This class has no audio or video."
+	case label == LabelRecording:
+		return "Only the teacher publishes the recording's tab, in a class recorded as the whole tab (isRecordingLayout 1)."
 	case label == LabelScreen && r.class.IsScreenshare != 1:
 		return "Screen sharing is off in this class."
 	case label == LabelScreen:

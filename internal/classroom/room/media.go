@@ -40,4 +40,7 @@ const (
 	LabelCamera = "camera"
 	LabelMic    = "mic"
 	LabelScreen = "screen"
+	// LabelRecording is the teacher's capture of the classroom tab for
+	// the recording (isRecordingLayout 1): recorded, never forwarded.
+	LabelRecording = "recording"
 )

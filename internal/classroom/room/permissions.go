@@ -11,6 +11,7 @@ const (
 	permChatPrivate = "chat:private" // send private messages to anyone
 	permDraw        = "draw"         // draw on the whiteboard
 	permFiles       = "files"        // share files
+	permRecordTab   = "record:tab"   // publish the classroom tab for the recording
 )
 
 // can is the one place the class settings become permissions:
@@ -53,6 +54,10 @@ func (r *Room) can(u *user, perm string) bool {
 		return u.teacher || override(u.draw, r.drawAll)
 	case permFiles:
 		return u.teacher || override(u.files, r.filesAll)
+	case permRecordTab:
+		// isRecordingLayout 1: the teacher's browser captures its tab as
+		// the recording's picture, in every record mode that records.
+		return u.teacher && media && c.IsRecordingLayout == 1 && r.recordSetting() != RecordOff && r.hub.Recorder != nil
 	case permRecord:
 		mode := r.recordSetting()
 		return u.teacher && r.hub.Recorder != nil && (mode == RecordManual || mode == RecordAuto)
@@ -70,7 +75,7 @@ func override(v *bool, def bool) bool {
 // permissions lists what u may do, for the welcome message.
 func (r *Room) permissions(u *user) []string {
 	out := []string{}
-	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw, permFiles, permRecord} {
+	for _, p := range []string{permOp, permAudio, permVideo, permScreen, permChat, permChatPrivate, permDraw, permFiles, permRecord, permRecordTab} {
 		if r.can(u, p) {
 			out = append(out, p)
 		}
@@ -102,6 +107,8 @@ func labelPerm(label string) string {
 		return permAudio
 	case LabelScreen:
 		return permScreen
+	case LabelRecording:
+		return permRecordTab
 	}
 	return ""
 }

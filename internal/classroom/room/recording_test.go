@@ -224,3 +224,43 @@ func TestSpeaking(t *testing.T) {
 		teacher.conn.Handle([]byte(`{"type":"room","action":"end"}`))
 	})
 }
+
+// TestRecordingTab: with isRecordingLayout 1 the teacher (only) may
+// publish the classroom tab as the "recording" stream, in any record mode
+// that records.
+func TestRecordingTab(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		e.hub.Recorder = func(k room.Key, c lms.LiveClass, m room.Media, onError func(error)) (room.Recorder, error) {
+			return &fakeRecorder{}, nil
+		}
+		for _, tc := range []struct {
+			layout, record int
+			plan           string
+			teacher        bool
+		}{
+			{1, 1, "", true}, {1, 2, "", true}, {1, 3, "", true},
+			{0, 2, "", false}, {1, 0, "", false}, {1, 2, "free", false},
+		} {
+			c := e.class(func(c *lms.LiveClass) { c.IsRecordingLayout, c.Record, c.IsCorporate = tc.layout, tc.record, 1 })
+			teacher := e.mustJoin(c, "t", joinOpts{teacher: true, plan: tc.plan})
+			student := e.mustJoin(c, "s", joinOpts{plan: tc.plan})
+			if got := slices.Contains(teacher.perms(), "record:tab"); got != tc.teacher {
+				t.Errorf("layout %d record %d plan %q: the teacher's record:tab %v", tc.layout, tc.record, tc.plan, got)
+			}
+			if slices.Contains(student.perms(), "record:tab") {
+				t.Errorf("layout %d record %d: a student has record:tab", tc.layout, tc.record)
+			}
+			teacher.send(map[string]any{"type": "rtc", "kind": "offer", "stream": "tab1", "label": "recording", "sdp": "v=0"})
+			if tc.teacher {
+				teacher.next("rtc", "answer")
+			} else if er := teacher.next("error", ""); er["code"] != "forbidden" || !strings.Contains(er["message"].(string), "isRecordingLayout") {
+				t.Errorf("layout %d record %d: %v", tc.layout, tc.record, er)
+			}
+			student.send(map[string]any{"type": "rtc", "kind": "offer", "stream": "tab2", "label": "recording", "sdp": "v=0"})
+			if er := student.next("error", ""); er["code"] != "forbidden" {
+				t.Errorf("layout %d record %d: a student's tab: %v", tc.layout, tc.record, er)
+			}
+			teacher.conn.Handle([]byte(`{"type":"room","action":"end"}`))
+		}
+	})
+}

@@ -53,7 +53,7 @@ type StreamInfo struct {
 	ID       string // server stream id ("s3")
 	Conn     string // publishing connection
 	UserID   string
-	Label    string // "camera", "mic" or "screen"
+	Label    string // "camera", "mic", "screen" or "recording" (never forwarded)
 	ClientID string // the publisher's own id for the stream
 }
 
@@ -163,7 +163,7 @@ func (r *Room) AddConn(connID, userID string, receive bool) {
 	r.conns[connID] = c
 	if receive {
 		for _, up := range r.sortedStreams() {
-			if up.userID != userID {
+			if up.userID != userID && up.forwarded() {
 				r.subscribeLocked(c, up, &out)
 			}
 		}
@@ -245,12 +245,12 @@ func checkOffer(label, sdp string) error {
 		if audio != 1 || video != 0 {
 			return fmt.Errorf("a mic stream must have exactly one audio track and no video (the offer has %d video, %d audio)", video, audio)
 		}
-	case "screen":
+	case "screen", labelRecording:
 		if video != 1 || audio > 1 {
-			return fmt.Errorf("a screen stream must have one video track and at most one audio track (the offer has %d video, %d audio)", video, audio)
+			return fmt.Errorf("a %s stream must have one video track and at most one audio track (the offer has %d video, %d audio)", label, video, audio)
 		}
 	default:
-		return fmt.Errorf("unknown stream label %q (use camera, mic or screen)", label)
+		return fmt.Errorf("unknown stream label %q (use camera, mic, screen or recording)", label)
 	}
 	return nil
 }
@@ -294,7 +294,7 @@ func (r *Room) Publish(connID, clientStream, label, sdp string) (string, error) 
 	out.signal(connID, Signal{Kind: "answer", Stream: clientStream, SDP: answer})
 	out.open = append(out.open, up.gate)
 	for _, other := range r.sortedConns() {
-		if other.receive && other.userID != c.userID {
+		if other.receive && other.userID != c.userID && up.forwarded() {
 			r.subscribeLocked(other, up, &out)
 		}
 	}

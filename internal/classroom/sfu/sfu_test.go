@@ -595,6 +595,29 @@ func TestPublisherEnds(t *testing.T) {
 	eventually(t, "close to the subscriber", func() bool { return bob.closed(screen) })
 }
 
+// TestRecordingNotForwarded: a "recording" stream (the teacher's tab) goes
+// to the tap only, never to subscribers, present or joining later.
+func TestRecordingNotForwarded(t *testing.T) {
+	s := newTestSFU(t)
+	h := newHarness(t, s)
+	ann := h.join("c1", "ann", false)
+	bob := h.join("c2", "bob", true)
+	tab, _, err := ann.publish("tab", "recording", webrtc.RTPCodecTypeVideo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cam, _, err := ann.publish("cam", "camera", webrtc.RTPCodecTypeVideo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the camera at bob", func() bool { return bob.received(cam) > 0 })
+	carl := h.join("c3", "carl", true)
+	eventually(t, "the camera at carl", func() bool { return carl.received(cam) > 0 })
+	if bob.received(tab) != 0 || carl.received(tab) != 0 || h.room.Stats().Subscriptions != 2 {
+		t.Errorf("the recording stream was forwarded: bob %d, carl %d packets; %d subscriptions", bob.received(tab), carl.received(tab), h.room.Stats().Subscriptions)
+	}
+}
+
 // offerSDP makes an offer with one sending transceiver per kind, and a
 // data channel if withData.
 func offerSDP(t *testing.T, api *webrtc.API, withData bool, kinds ...webrtc.RTPCodecType) string {
@@ -636,6 +659,8 @@ func TestPublishValidation(t *testing.T) {
 		{"mic", "c1", "a", "mic", false, []webrtc.RTPCodecType{audio}, ""},
 		{"screen", "c1", "s", "screen", false, []webrtc.RTPCodecType{video}, ""},
 		{"screen with audio", "c1", "sa", "screen", false, []webrtc.RTPCodecType{video, audio}, ""},
+		{"recording (the teacher's tab)", "c1", "r", "recording", false, []webrtc.RTPCodecType{video}, ""},
+		{"recording with two videos", "c1", "x7", "recording", false, []webrtc.RTPCodecType{video, video}, "a recording stream"},
 		{"audio labelled camera", "c1", "x1", "camera", false, []webrtc.RTPCodecType{audio}, "a camera stream must have exactly one video track"},
 		{"camera with audio", "c1", "x2", "camera", false, []webrtc.RTPCodecType{video, audio}, "a camera stream"},
 		{"video labelled mic", "c1", "x3", "mic", false, []webrtc.RTPCodecType{video}, "a mic stream"},
@@ -664,8 +689,8 @@ func TestPublishValidation(t *testing.T) {
 	if _, err := h.room.Publish("c1", "bad", "camera", "v=0 nonsense"); err == nil {
 		t.Error("accepted a broken offer")
 	}
-	if n := len(h.room.Streams()); n != 4 {
-		t.Errorf("%d streams, want the 4 accepted", n)
+	if n := len(h.room.Streams()); n != 5 {
+		t.Errorf("%d streams, want the 5 accepted", n)
 	}
 }
 

@@ -96,6 +96,14 @@ func (up *upStream) event(kind string) Event {
 	return Event{Kind: kind, Stream: up.id, Conn: up.conn, UserID: up.userID, Label: up.label}
 }
 
+// labelRecording is the label of a stream published for the recording
+// only (the teacher's capture of the classroom tab): the tap gets it, no
+// subscriber does.
+const labelRecording = "recording"
+
+// forwarded reports whether the stream goes to subscribers.
+func (up *upStream) forwarded() bool { return up.label != labelRecording }
+
 // speakingEvent is the "speaking" event of the stream.
 func (up *upStream) speakingEvent(on bool) Event {
 	e := up.event("speaking")

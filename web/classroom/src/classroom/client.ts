@@ -128,6 +128,19 @@ const DEFAULT_SETTINGS: Settings = {
   seats: 0,
 };
 
+/**
+ * The capture of the classroom tab (isRecordingLayout 1): the browser
+ * offers this tab first (preferCurrentTab), picture only (every voice is
+ * recorded from its microphone).
+ */
+const TAB_CAPTURE = {
+  video: { displaySurface: 'browser', frameRate: { ideal: 15 } },
+  audio: false,
+  preferCurrentTab: true,
+  selfBrowserSurface: 'include',
+  surfaceSwitching: 'exclude',
+} as DisplayMediaStreamOptions;
+
 const CHAT_KEEP = 500;
 const PING_EVERY = 10_000;
 const QUALITY_EVERY = 5_000;
@@ -135,8 +148,8 @@ const QUALITY_EVERY = 5_000;
 const SILENCE_LIMIT = 20_000;
 const HELLO_TIMEOUT = 15_000;
 
-const SHORT: Record<StreamLabel, string> = { camera: 'cam', mic: 'mic', screen: 'screen' };
-const PERMISSION: Record<StreamLabel, string> = { camera: 'video', mic: 'audio', screen: 'screen' };
+const SHORT: Record<StreamLabel, string> = { camera: 'cam', mic: 'mic', screen: 'screen', recording: 'tab' };
+const PERMISSION: Record<StreamLabel, string> = { camera: 'video', mic: 'audio', screen: 'screen', recording: 'record:tab' };
 
 export class Classroom {
   state: State = {
@@ -161,7 +174,7 @@ export class Classroom {
     toasts: [],
     errors: [],
     endingSoon: '',
-    pub: { camera: 'off', mic: 'off', screen: 'off' },
+    pub: { camera: 'off', mic: 'off', screen: 'off', recording: 'off' },
     localCamera: null,
     remote: [],
     needsAudioUnlock: false,
@@ -496,6 +509,7 @@ export class Classroom {
         files: snap.files ?? [],
         recording: !!snap.recording,
       });
+      this.syncTabCapture(!!snap.recording);
       this.board.load(snap.board);
       patch.boardPage = this.board.page;
       patch.boardPages = this.board.blankPages();
@@ -578,7 +592,13 @@ export class Classroom {
         break;
       case 'recording':
         this.set({ recording: !!ev.recording });
+        this.syncTabCapture(!!ev.recording);
         break;
+      case 'speaking': {
+        const p = s.participants[ev.userId];
+        if (p) this.set({ participants: { ...s.participants, [p.userId]: { ...p, speaking: !!ev.speaking } } });
+        break;
+      }
       case 'ended':
         this.terminal = true;
         this.set({ phase: 'ended', endReason: ev.reason ?? '', reconnecting: false });
@@ -838,7 +858,9 @@ export class Classroom {
       media =
         label === 'screen'
           ? await md.getDisplayMedia({ video: true, audio: true })
-          : label === 'camera'
+          : label === 'recording'
+            ? await md.getDisplayMedia(TAB_CAPTURE)
+            : label === 'camera'
             ? await md.getUserMedia({ video: { width: { ideal: 1280 }, height: { ideal: 720 } } })
             : await md.getUserMedia({
                 audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
@@ -846,7 +868,8 @@ export class Classroom {
     } catch (err) {
       this.setPub(label, 'off');
       const name = err instanceof DOMException ? err.name : '';
-      if (name !== 'AbortError' && !(label === 'screen' && name === 'NotAllowedError')) {
+      if (label === 'recording') this.toast('tab-capture-off');
+      else if (name !== 'AbortError' && !(label === 'screen' && name === 'NotAllowedError')) {
         this.localError(deviceErrorCode(name), label);
       }
       return;
@@ -883,7 +906,10 @@ export class Classroom {
     for (const track of media.getTracks()) {
       pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
       track.addEventListener('ended', () => {
-        if (this.sending[label] === entry) this.unpublish(label, true);
+        if (this.sending[label] !== entry) return;
+        this.unpublish(label, true);
+        // The teacher stopped the tab's capture from the browser's bar.
+        if (label === 'recording' && this.state.recording) this.toast('tab-capture-off');
       });
     }
     this.wirePc(entry);
@@ -900,6 +926,24 @@ export class Classroom {
       if (this.sending[label] === entry) this.unpublish(label, true);
       this.localError('media-failed', label);
     }
+  }
+
+  /**
+   * isRecordingLayout 1: while the class records, the teacher's browser
+   * captures this tab and publishes it as the recording's picture; it stops
+   * when recording stops. A refusal only costs the tab's picture: every
+   * stream is still recorded on its own (the teacher is told, and may try
+   * again with captureTab).
+   */
+  private syncTabCapture(on: boolean): void {
+    if (!this.mayPublish('recording')) return;
+    if (on && this.state.pub.recording === 'off') void this.publish('recording');
+    if (!on && this.state.pub.recording !== 'off') this.unpublish('recording', true);
+  }
+
+  /** The teacher's "Record this tab" after a refusal or a stop. */
+  captureTab(): void {
+    if (this.state.recording) void this.publish('recording');
   }
 
   /** Stops a publication; tell=true sends rtc close to the server. */

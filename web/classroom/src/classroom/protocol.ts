@@ -30,6 +30,8 @@ export interface Participant {
   canScreen: boolean;
   canDraw: boolean;
   quality: Quality;
+  /** The sound of one of the participant's streams is voice (from its audio level). */
+  speaking?: boolean;
 }
 
 export interface ChatMessage {
@@ -41,7 +43,8 @@ export interface ChatMessage {
   at: string;
 }
 
-export type StreamLabel = 'camera' | 'mic' | 'screen';
+/** recording: the teacher's capture of the classroom tab (isRecordingLayout 1), recorded and never forwarded. */
+export type StreamLabel = 'camera' | 'mic' | 'screen' | 'recording';
 
 export interface StreamInfo {
   id: string;
@@ -147,7 +150,8 @@ export type RoomEvent =
   | ({ type: 'event'; seq: number; kind: 'board' } & BoardEvent)
   | { type: 'event'; seq: number; kind: 'presentation'; presentation: Presentation | null }
   | { type: 'event'; seq: number; kind: 'file'; file: SharedFile }
-  | { type: 'event'; seq: number; kind: 'recording'; recording: boolean; reason?: 'teacher' | 'failed' | 'ended' | string };
+  | { type: 'event'; seq: number; kind: 'recording'; recording: boolean; reason?: 'teacher' | 'failed' | 'ended' | string }
+  | { type: 'event'; seq: number; kind: 'speaking'; userId: string; speaking: boolean };
 
 export interface Notice {
   type: 'notice';

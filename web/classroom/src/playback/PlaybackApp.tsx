@@ -79,7 +79,7 @@ export function PlaybackApp({ replay, title }: { replay: Replay; title: string }
               {t('playback.eventsError')}
             </p>
           ) : null}
-          <div class="pb-stage">
+          <div class={`pb-stage ${media.length && replay.hasBoard ? 'pb-stage-videos' : ''}`}>
             {media.length ? <Videos replay={replay} files={media} big={!replay.hasBoard} /> : null}
             {replay.hasBoard ? <ReplayBoard replay={replay} /> : null}
           </div>
@@ -118,20 +118,35 @@ function Controls({ replay }: { replay: Replay }) {
       <label for="seek" class="sr-only">
         {t('playback.seek')}
       </label>
-      <input
-        type="range"
-        id="seek"
-        class="pb-seek"
-        min={0}
-        max={Math.max(1, total)}
-        step={1000}
-        value={replay.t}
-        aria-valuetext={t('playback.timeOf', { time: clock(replay.t), total: clock(total) })}
-        onInput={(e) => replay.seek(Number(e.currentTarget.value))}
-      />
+      <div class="pb-timeline">
+        {/* step "any": the thumb reaches the very end; the keys step by seconds (onKeyDown). */}
+        <input
+          type="range"
+          id="seek"
+          class="pb-seek"
+          min={0}
+          max={Math.max(1, total)}
+          step="any"
+          value={replay.t}
+          aria-valuetext={t('playback.timeOf', { time: clock(replay.t), total: clock(total) })}
+          onInput={(e) => replay.seek(Number(e.currentTarget.value))}
+          onKeyDown={(e) => {
+            const by: Record<string, number> = { ArrowLeft: -5000, ArrowDown: -5000, ArrowRight: 5000, ArrowUp: 5000, PageDown: -30000, PageUp: 30000 };
+            let to: number | null = null;
+            if (e.key in by) to = replay.t + by[e.key];
+            else if (e.key === 'Home') to = 0;
+            else if (e.key === 'End') to = total;
+            if (to === null) return;
+            e.preventDefault();
+            replay.seek(Math.min(total, Math.max(0, to)));
+          }}
+        />
+        <Speech replay={replay} total={total} />
+      </div>
       <span class="pb-time" aria-hidden="true">
         <span id="time">{clock(replay.t)}</span> / {clock(total)}
       </span>
+      <SpeakingNow replay={replay} />
       <label class="pb-speed">
         <span class="sr-only">{t('playback.speed')}</span>
         <select id="speed" value={String(replay.speed)} onChange={(e) => replay.setSpeed(Number(e.currentTarget.value))}>
@@ -148,6 +163,46 @@ function Controls({ replay }: { replay: Replay }) {
         </span>
       ) : null}
     </div>
+  );
+}
+
+/** Who speaks when: a band under the seek bar, one mark per stretch of speech. */
+function Speech({ replay, total }: { replay: Replay; total: number }) {
+  if (!replay.speech.length || total <= 0) return null;
+  const users = [...new Set(replay.speech.map((s) => s.userId))];
+  return (
+    <div class="pb-speech" aria-hidden="true">
+      {replay.speech.map((s, i) => (
+        <span
+          key={i}
+          class="pb-speech-mark"
+          data-user-id={s.userId}
+          title={replay.nameOf(s.userId)}
+          style={{
+            left: `${(100 * s.from) / total}%`,
+            width: `${Math.max(0.3, (100 * (s.to - s.from)) / total)}%`,
+            background: SPEAKER_COLORS[users.indexOf(s.userId) % SPEAKER_COLORS.length],
+          }}
+        />
+      ))}
+    </div>
+  );
+}
+
+const SPEAKER_COLORS = ['#16a34a', '#7c3aed', '#ea580c', '#0891b2', '#db2777'];
+
+/** Who is speaking at the clock's time, by name. */
+function SpeakingNow({ replay }: { replay: Replay }) {
+  const names = replay.speaking().map((id) => replay.nameOf(id) || id);
+  return (
+    <span id="speaking-now" class="pb-speaking" data-count={names.length}>
+      {names.length ? (
+        <>
+          <span class="pb-speaking-dot" aria-hidden="true" />
+          {t('playback.speaking')}: {names.join(', ')}
+        </>
+      ) : null}
+    </span>
   );
 }
 
@@ -300,6 +355,7 @@ function Videos({ replay, files, big }: { replay: Replay; files: PlaybackFile[];
 }
 
 function MediaTile({ replay, file, video, shown }: { replay: Replay; file: PlaybackFile; video: boolean; shown: boolean }) {
+  const speaking = video && replay.speaking().includes(file.userId);
   const ref = useRef<HTMLMediaElement>(null);
   useEffect(() => {
     const el = ref.current;
@@ -317,7 +373,7 @@ function MediaTile({ replay, file, video, shown }: { replay: Replay; file: Playb
   };
   if (!video) return <audio ref={ref as RefObject<HTMLAudioElement>} {...props} />;
   return (
-    <li class={`tile ${file.label === 'screen' ? 'tile-screen' : ''}`} hidden={!shown}>
+    <li class={`tile ${file.label === 'screen' ? 'tile-screen' : ''} ${speaking ? 'tile-speaking' : ''}`} hidden={!shown} data-speaking={String(speaking)}>
       <video ref={ref as RefObject<HTMLVideoElement>} playsInline {...props} />
       {label ? <span class="tile-name">{label}</span> : null}
       {failed ? <span class="pb-media-error">{t('playback.mediaError')}</span> : null}

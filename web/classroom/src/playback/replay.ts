@@ -115,6 +115,10 @@ export class Replay implements BoardHost {
   private chatShown: ChatMessage[] = [];
   private presLines: Array<{ t: number; pres: Presentation | null }> = [];
   private sharedFiles = new Map<string, SharedFile>();
+  /** Who speaks from when: the room's speaking events, and the speaking flag of snapshots, joins and updates. */
+  private speakLines: Array<{ t: number; userId: string; speaking: boolean }> = [];
+  /** Stretches of speech by user, for the timeline (ms on the recording clock). */
+  speech: Array<{ userId: string; from: number; to: number }> = [];
   /** Paused stretches of the recording clock: nothing happened, nothing to play. */
   gaps: Array<[number, number]> = [];
   private media = new Set<Media>();
@@ -189,10 +193,26 @@ export class Replay implements BoardHost {
         }
         case 'join':
         case 'update': {
-          const p = l.participant as { userId?: string; name?: string } | undefined;
+          const p = l.participant as { userId?: string; name?: string; speaking?: boolean } | undefined;
           if (p?.userId && p.name) this.names.set(p.userId, p.name);
+          if (p?.userId) this.speakLines.push({ t: l.t, userId: p.userId, speaking: !!p.speaking });
           break;
         }
+        case 'snapshot': {
+          const ps = (l.participants ?? []) as Array<{ userId?: string; name?: string; speaking?: boolean }>;
+          for (const p of ps) {
+            if (!p.userId) continue;
+            if (p.name && !this.names.has(p.userId)) this.names.set(p.userId, p.name);
+            this.speakLines.push({ t: l.t, userId: p.userId, speaking: !!p.speaking });
+          }
+          break;
+        }
+        case 'speaking':
+          if (typeof l.userId === 'string') this.speakLines.push({ t: l.t, userId: l.userId, speaking: !!l.speaking });
+          break;
+        case 'leave':
+          if (typeof l.userId === 'string') this.speakLines.push({ t: l.t, userId: l.userId, speaking: false });
+          break;
         case 'file': {
           // The room's shared-file event (kind "file"); the recorder's own
           // file lines (action open/close) describe media files.
@@ -212,8 +232,34 @@ export class Replay implements BoardHost {
     this.duration = Math.max(this.duration, lastT);
     this.hasBoard = this.boardEvents.length > 0 || this.presLines.length > 0;
     this.hasChat = true;
+    this.buildSpeech(lastT);
     this.buildSnapshots();
     this.buildChapters();
+  }
+
+  /** Turns the speaking lines into stretches of speech per user. */
+  private buildSpeech(end: number): void {
+    const since = new Map<string, number>();
+    for (const l of this.speakLines) {
+      const from = since.get(l.userId);
+      if (l.speaking && from === undefined) since.set(l.userId, l.t);
+      else if (!l.speaking && from !== undefined) {
+        if (l.t > from) this.speech.push({ userId: l.userId, from, to: l.t });
+        since.delete(l.userId);
+      }
+    }
+    for (const [userId, from] of since) if (end > from) this.speech.push({ userId, from, to: end });
+    this.speech.sort((a, b) => a.from - b.from);
+  }
+
+  /** Who is speaking at the clock's time. */
+  speaking(): string[] {
+    const out: string[] = [];
+    for (const s of this.speech) {
+      if (s.from > this.t) break;
+      if (this.t < s.to && !out.includes(s.userId)) out.push(s.userId);
+    }
+    return out;
   }
 
   /** Runs the board events once, keeping a snapshot every SNAPSHOT_EVERY. */
@@ -488,6 +534,8 @@ export class Replay implements BoardHost {
         chat: this.chat(),
         presentation: this.presentation(),
         chapters: this.chapters,
+        speaking: this.speaking(),
+        speech: this.speech,
       }),
     );
   }

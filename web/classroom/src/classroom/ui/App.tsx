@@ -176,12 +176,12 @@ function RecordToggle({ room, s }: { room: Classroom; s: State }) {
       type="button"
       id="record-toggle"
       class={`btn rec-toggle ${s.recording ? 'rec-toggle-on' : ''}`}
-      aria-pressed={s.recording ? 'true' : 'false'}
+      data-recording={s.recording ? 'true' : 'false'}
       disabled={s.reconnecting}
       onClick={() => room.room(s.recording ? 'unrecord' : 'record')}
     >
       <span class="rec-dot" aria-hidden="true" />
-      {t('recording.toggle')}
+      {s.recording ? t('recording.stop') : t('recording.toggle')}
     </button>
   );
 }
@@ -202,6 +202,14 @@ function Banners({ room, s }: { room: Classroom; s: State }) {
               {t('connect.tryNow')}
             </button>
           ) : null}
+        </div>
+      ) : null}
+      {s.recording && room.mayPublish('recording') && s.pub.recording === 'off' ? (
+        <div class="banner banner-warn" role="status" data-testid="tab-capture-off">
+          <span>{t('recording.tabOff')}</span>
+          <button type="button" id="capture-tab" class="btn btn-small btn-primary" onClick={() => room.captureTab()}>
+            {t('recording.captureTab')}
+          </button>
         </div>
       ) : null}
       {endingSoon ? (
@@ -243,6 +251,7 @@ function noticeText(key: string): string {
     'files-allowed',
     'files-revoked',
     'recording-failed',
+    'tab-capture-off',
   ];
   return known.includes(key) ? t(`notice.${key}`) : key;
 }

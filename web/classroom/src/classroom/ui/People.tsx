@@ -76,13 +76,15 @@ function Row({ room, s, p, op }: { room: Classroom; s: State; p: Participant; op
       data-audio={String(!!p.audio)}
       data-video={String(!!p.video)}
       data-hand={String(!!p.hand)}
+      data-speaking={String(!!p.speaking)}
     >
       <div class="person-main">
-        <span class={`avatar ${p.role === 'teacher' ? 'avatar-teacher' : ''}`} aria-hidden="true">
+        <span class={`avatar ${p.role === 'teacher' ? 'avatar-teacher' : ''} ${p.speaking ? 'avatar-speaking' : ''}`} aria-hidden="true">
           {initials(p.name)}
         </span>
         <span class="person-name">
           <span class="name-text">{p.name}</span>
+          {p.speaking ? <span class="sr-only"> {t('people.speaking')}</span> : null}
           {isYou ? <span class="you"> {t('people.you')}</span> : null}
           {p.role === 'teacher' ? <span class="badge">{t('role.teacher')}</span> : null}
           {p.devices > 1 ? <span class="devices">{t('people.devices', { count: p.devices })}</span> : null}
