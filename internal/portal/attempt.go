@@ -59,7 +59,7 @@ func (p *Portal) quiz() *quizsvc.Service {
 	return s
 }
 
-func pathID(r *http.Request, name string) (int64, bool) {
+func attemptID(r *http.Request, name string) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	return id, err == nil && id > 0
 }
@@ -69,8 +69,8 @@ func wantsJSON(r *http.Request) bool {
 		strings.Contains(r.Header.Get("Content-Type"), "application/json")
 }
 
-// jsonError writes the portal JSON's error shape.
-func (p *Portal) jsonError(w http.ResponseWriter, r *http.Request, err error) {
+// attemptError writes the portal JSON's error shape.
+func (p *Portal) attemptError(w http.ResponseWriter, r *http.Request, err error) {
 	var le *lms.Error
 	if !errors.As(err, &le) || le.Code == lms.CodeInternal {
 		p.logger().Error("portal quiz", "path", r.URL.Path, "err", err)
@@ -98,7 +98,7 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 		p.refuseCSRF(w, r)
 		return
 	}
-	testID, ok := pathID(r, "id")
+	testID, ok := attemptID(r, "id")
 	if !ok {
 		p.notFound(w, r)
 		return
@@ -118,7 +118,7 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 	a, _, err := svc.Start(r.Context(), l.DomainID, testID, l.UserID, mode)
 	if err != nil {
 		if wantsJSON(r) {
-			p.jsonError(w, r, err)
+			p.attemptError(w, r, err)
 			return
 		}
 		if lms.IsNotFound(err) {
@@ -136,7 +136,7 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		v, err := svc.LearnerView(r.Context(), l.DomainID, a.ID, l.UserID)
 		if err != nil {
-			p.jsonError(w, r, err)
+			p.attemptError(w, r, err)
 			return
 		}
 		httpx.WriteJSON(w, http.StatusOK, v)
@@ -162,9 +162,9 @@ func (p *Portal) saveAnswer(w http.ResponseWriter, r *http.Request) {
 		p.refuseCSRF(w, r)
 		return
 	}
-	aid, ok := pathID(r, "aid")
+	aid, ok := attemptID(r, "aid")
 	if !ok {
-		p.jsonError(w, r, lms.NotFoundf("attempt not found"))
+		p.attemptError(w, r, lms.NotFoundf("attempt not found"))
 		return
 	}
 	var body struct {
@@ -175,12 +175,12 @@ func (p *Portal) saveAnswer(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, 256<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		p.jsonError(w, r, lms.Invalidf("body", "must be a JSON object {slot, response, seq}"))
+		p.attemptError(w, r, lms.Invalidf("body", "must be a JSON object {slot, response, seq}"))
 		return
 	}
 	res, err := p.quiz().Save(r.Context(), l.DomainID, aid, l.UserID, body.Slot, body.Response, body.Seq)
 	if err != nil {
-		p.jsonError(w, r, err)
+		p.attemptError(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"saved": res.Saved, "seq": res.Seq, "slot": body.Slot})
@@ -195,7 +195,7 @@ func (p *Portal) submitAttempt(w http.ResponseWriter, r *http.Request) {
 		p.refuseCSRF(w, r)
 		return
 	}
-	aid, ok := pathID(r, "aid")
+	aid, ok := attemptID(r, "aid")
 	if !ok {
 		p.notFound(w, r)
 		return
@@ -204,7 +204,7 @@ func (p *Portal) submitAttempt(w http.ResponseWriter, r *http.Request) {
 	_, err := svc.Submit(r.Context(), l.DomainID, aid, l.UserID)
 	if err != nil && lms.ErrorCode(err) != lms.CodeConflict {
 		if wantsJSON(r) {
-			p.jsonError(w, r, err)
+			p.attemptError(w, r, err)
 			return
 		}
 		if lms.IsNotFound(err) {
@@ -219,7 +219,7 @@ func (p *Portal) submitAttempt(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		v, err := svc.LearnerView(r.Context(), l.DomainID, aid, l.UserID)
 		if err != nil {
-			p.jsonError(w, r, err)
+			p.attemptError(w, r, err)
 			return
 		}
 		httpx.WriteJSON(w, http.StatusOK, v)

@@ -27,10 +27,10 @@ func (p *Portal) attemptScript(w http.ResponseWriter, r *http.Request) {
 	w.Write(attemptJS)
 }
 
-// pageHeaders are the attempt pages' security headers: the page's own
+// attemptHeaders are the attempt pages' security headers: the page's own
 // script, no framing restrictions beyond the portal's (it may be
 // embedded).
-func pageHeaders(w http.ResponseWriter) {
+func attemptHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -71,9 +71,9 @@ ol.order li span{flex:1}
 `
 
 var attemptFuncs = template.FuncMap{
-	"t":  func(lang, key string) string { return attemptText(lang, key) },
-	"md": func(s string) template.HTML { return learn.RenderMarkdown(s) },
-	"tf": func(lang, key string, arg any) string { return fmt.Sprintf(attemptText(lang, key), arg) },
+	"t":     func(lang, key string) string { return attemptText(lang, key) },
+	"md":    func(s string) template.HTML { return learn.RenderMarkdown(s) },
+	"tf":    func(lang, key string, arg any) string { return fmt.Sprintf(attemptText(lang, key), arg) },
 	"deref": func(b *bool) bool { return b != nil && *b },
 }
 
@@ -115,7 +115,7 @@ func hm(d time.Duration) string {
 // time limits, attempts left, and the close cap before starting.
 func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 	l, _ := LearnerFrom(r.Context())
-	testID, ok := pathID(r, "id")
+	testID, ok := attemptID(r, "id")
 	if !ok {
 		p.notFound(w, r)
 		return
@@ -168,7 +168,7 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 	if n := acc.Left(); n >= 0 {
 		data.Left = strconv.Itoa(n)
 	}
-	pageHeaders(w)
+	attemptHeaders(w)
 	if err := startTmpl.Execute(w, data); err != nil {
 		p.logger().Error("start page", "err", err)
 	}
@@ -322,7 +322,7 @@ func rightText(q quiz.View, rv *quizsvc.SlotReview) string {
 // server clock, and the review the settings allow once closed).
 func (p *Portal) attemptPage(w http.ResponseWriter, r *http.Request) {
 	l, _ := LearnerFrom(r.Context())
-	aid, ok := pathID(r, "aid")
+	aid, ok := attemptID(r, "aid")
 	if !ok {
 		p.notFound(w, r)
 		return
@@ -332,7 +332,7 @@ func (p *Portal) attemptPage(w http.ResponseWriter, r *http.Request) {
 	if wantsJSON(r) {
 		noStore(w)
 		if err != nil {
-			p.jsonError(w, r, err)
+			p.attemptError(w, r, err)
 			return
 		}
 		httpx.WriteJSON(w, http.StatusOK, v)
@@ -412,7 +412,7 @@ func (p *Portal) attemptPage(w http.ResponseWriter, r *http.Request) {
 	if v.Review != nil && v.Review.Percent != nil {
 		data.Percent = strconv.FormatInt(*v.Review.Percent/100, 10) + "." + fmt.Sprintf("%02d", *v.Review.Percent%100)
 	}
-	pageHeaders(w)
+	attemptHeaders(w)
 	if err := attemptTmpl.Execute(w, data); err != nil {
 		p.logger().Error("attempt page", "err", err)
 	}
