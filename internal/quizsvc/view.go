@@ -47,7 +47,7 @@ type AttemptView struct {
 	Navigation string        `json:"navigation"`
 	PerPage    int           `json:"per_page"`
 	Questions  []quiz.View   `json:"questions"`
-	Answers    []SavedAnswer `json:"answers"`
+	Answers    []SavedAnswer `json:"saved"`
 	Review     *Review       `json:"review,omitempty"`
 }
 

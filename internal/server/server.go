@@ -55,7 +55,7 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
-	// Quiz is the test engine (set by Handler).
+	// Quiz is the test engine (set by Open).
 	Quiz      *quizsvc.Service
 	testClock *testClock
 
@@ -96,6 +96,7 @@ func (m *Main) Open(ctx context.Context) error {
 		st.Close()
 		return err
 	}
+	m.quizService()
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
 		addrs = append(addrs, m.Config.AltAddr)
