@@ -74,6 +74,7 @@ func (p *Portal) Register(mux *http.ServeMux) {
 	p.mux = http.NewServeMux()
 	p.signinRoutes(p.mux)
 	p.pageRoutes(p.mux)
+	p.attemptRoutes(p.mux)
 }
 
 // Learner is the signed-in learner of a request (set by the session
