@@ -61,6 +61,24 @@ func TestLearningContent(t *testing.T) {
 		video := create(t, e, "/lessons/create", map[string]any{"section_id": s1, "title": "Intro video", "type": "video",
 			"file_id": file, "duration_s": 120}, "data.id")
 		lid := itoa(text)
+		// Domain B's own course, lesson and class, which domain A may not name.
+		bCourse := Int(t, e.Do(other(e, "POST", "/courses/create", map[string]any{"course_name": "B"})).JSON(t), "data.course_id")
+		bSection := Int(t, e.Do(other(e, "POST", "/sections/create", map[string]any{"course_id": bCourse, "title": "B"})).JSON(t), "data.id")
+		bLesson := Int(t, e.Do(other(e, "POST", "/lessons/create", map[string]any{"section_id": bSection, "title": "B", "type": "text"})).JSON(t), "data.id")
+		bClass := Int(t, e.Do(other(e, "POST", "/liveClasses/create", map[string]any{"title": "B", "date": "2030-01-02", "startTime": "10:00",
+			"endTime": "11:00", "timezone": "UTC"})).JSON(t), "data.id")
+		e.Scenarios(t, []Scenario{
+			{Name: "unlock after another domain's lesson", Request: api("POST", "/lessons/unlock/set", map[string]any{"lesson_id": text,
+				"after_lesson_ids": []int64{bLesson}}), Status: 404},
+			{Name: "unlock after another domain's class", Request: api("POST", "/lessons/unlock/set", map[string]any{"lesson_id": text,
+				"after_class_id": bClass}), Status: 404},
+			{Name: "live lesson of another domain's class", Request: api("POST", "/lessons/create", map[string]any{"section_id": s1,
+				"title": "x", "type": "live_class", "class_id": bClass}), Status: 404},
+			{Name: "move into another domain's section", Request: api("POST", "/lessons/move", map[string]any{"lesson_id": text,
+				"section_id": bSection}), Status: 404},
+			{Name: "override of another domain's lesson", Request: api("POST", "/unlock/override", map[string]any{"course_id": course,
+				"user_id": user(t, e, "ann@example.com"), "lesson_id": bLesson}), Status: 404, Want: map[string]any{"message": "lesson " + itoa(bLesson) + " not found"}},
+		})
 		e.Scenarios(t, []Scenario{
 			{Name: "sections in order", Request: api("POST", "/sections/list", map[string]any{"course_id": course}), Status: 200,
 				Want: map[string]any{"total": 3, "data.0.id": s0, "data.0.position": 1, "data.1.id": s1, "data.1.position": 2, "data.2.id": s2}},
