@@ -301,13 +301,16 @@ func (p *Portal) requireLearner(h http.Handler) http.Handler {
 
 // checkCSRF reports whether a POST/PUT/DELETE from a portal page carries
 // the session's CSRF token (header X-CSRF-Token, else form field "csrf")
-// and, when the browser sent an Origin, comes from the request's own host.
+// and, when the browser sent an Origin (other than "null"), comes from the
+// request's own host.
 func (p *Portal) checkCSRF(r *http.Request) bool {
 	l, ok := LearnerFrom(r.Context())
 	if !ok || l.CSRF == "" {
 		return false
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	// Pages send Referrer-Policy: no-referrer, under which browsers send
+	// "Origin: null" with form posts; the token decides then.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
 		u, err := url.Parse(o)
 		if err != nil || !strings.EqualFold(u.Host, r.Host) {
 			return false
