@@ -18,6 +18,9 @@ import (
 func TestPageStrings(t *testing.T) {
 	files, _ := filepath.Glob("templates/*.html")
 	gos, _ := filepath.Glob("pages*.go")
+	signin, _ := filepath.Glob("signin*.go")
+	gos = append(gos, signin...)
+	gos = append(gos, "portal.go")
 	for _, g := range gos {
 		if !strings.HasSuffix(g, "_test.go") {
 			files = append(files, g)
