@@ -275,7 +275,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if l.Status != 200 {
 			t.Fatalf("text lesson: %d %s", l.Status, l.Body)
 		}
-		mustContain(t, "text lesson", l.Body, "<h1>Hello</h1>", "<strong>this</strong>", `action="`+s.link(s.text)+`/complete"`,
+		mustContain(t, "text lesson", l.Body, "<h2>Hello</h2>", "<strong>this</strong>", `action="`+s.link(s.text)+`/complete"`,
 			"Complete and continue", `aria-current="page"`)
 		if strings.Contains(l.Body, "<script>alert") {
 			t.Error("the lesson body kept a script")
@@ -289,7 +289,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors") {
 			t.Errorf("CSP %q", csp)
 		}
-		if l.Header.Get("Referrer-Policy") != "no-referrer" {
+		if l.Header.Get("Referrer-Policy") != "same-origin" {
 			t.Errorf("Referrer-Policy %q", l.Header.Get("Referrer-Policy"))
 		}
 
