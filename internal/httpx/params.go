@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -25,6 +26,9 @@ import (
 // query string.
 type Params struct {
 	values map[string]string
+	// structured names the parameters that may arrive as JSON arrays,
+	// objects or booleans (see ReadParamsStructured).
+	structured map[string]bool
 	// Files holds multipart file parts by field name.
 	Files map[string][]byte
 }
@@ -50,8 +54,32 @@ var ErrUnsupportedBody = errors.New("unsupported body content type")
 // DELETE bodies are read like any other. An empty body is never an error,
 // whatever its content type. A malformed JSON body is an *lms.Error naming
 // the body.
+//
+// Every parameter, wherever it came from, must be valid UTF-8 without NUL
+// characters: anything else is an *lms.Error naming the parameter, so that
+// no database ever sees such text (PostgreSQL refuses both, SQLite would
+// store them). In a JSON body a value must be a string, a number or null;
+// arrays, objects and booleans are refused unless the parameter is one of
+// structured (see ReadParamsStructured).
 func ReadParams(r *http.Request, maxBody int64) (*Params, error) {
-	p := &Params{values: map[string]string{}}
+	return ReadParamsStructured(r, maxBody, nil)
+}
+
+// ReadParamsStructured is ReadParams for an API whose parameters named in
+// structured take JSON arrays, objects or booleans (kept as their JSON
+// text, booleans as "true" or "false").
+func ReadParamsStructured(r *http.Request, maxBody int64, structured map[string]bool) (*Params, error) {
+	p, err := readParams(r, maxBody, structured)
+	if p != nil && (err == nil || err == ErrUnsupportedBody) {
+		if verr := p.checkText(); verr != nil {
+			return nil, verr
+		}
+	}
+	return p, err
+}
+
+func readParams(r *http.Request, maxBody int64, structured map[string]bool) (*Params, error) {
+	p := &Params{values: map[string]string{}, structured: structured}
 	for k, vs := range r.URL.Query() {
 		if len(vs) > 0 {
 			p.values[k] = vs[len(vs)-1]
@@ -117,6 +145,10 @@ func (p *Params) readBody(r *http.Request, body []byte) error {
 }
 
 func (p *Params) readJSON(body []byte) error {
+	if !utf8.Valid(body) {
+		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body is not valid UTF-8",
+			Fields: []lms.FieldError{{Field: "body", Message: "is not valid UTF-8"}}}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var m map[string]any
@@ -124,26 +156,64 @@ func (p *Params) readJSON(body []byte) error {
 		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body must be one object: " + jsonProblem(err),
 			Fields: []lms.FieldError{{Field: "body", Message: "is not a JSON object"}}}
 	}
-	for k, v := range m {
-		switch v := v.(type) {
+	if m == nil {
+		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body must be one object, not null",
+			Fields: []lms.FieldError{{Field: "body", Message: "is not a JSON object"}}}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &lms.Error{Code: lms.CodeInvalid, Message: fmt.Sprintf("invalid input: the JSON body must be one object: text follows it at byte %d", dec.InputOffset()),
+			Fields: []lms.FieldError{{Field: "body", Message: "has text after the JSON object"}}}
+	}
+	var v lms.Validator
+	for k, val := range m {
+		switch val := val.(type) {
 		case nil:
 			// null means absent.
 		case string:
-			p.values[k] = v
+			p.values[k] = val
 		case json.Number:
-			p.values[k] = v.String()
-		case bool:
-			if v {
-				p.values[k] = "true"
-			} else {
-				p.values[k] = "false"
-			}
+			p.values[k] = val.String()
 		default:
-			b, _ := json.Marshal(v)
+			if !p.structured[k] {
+				v.Add(k, "must be a string or a number, not a JSON "+jsonKind(val))
+				continue
+			}
+			b, _ := json.Marshal(val)
 			p.values[k] = string(b)
 		}
 	}
-	return nil
+	return v.Err()
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// checkText refuses parameter names and values that are not valid UTF-8 or
+// that hold a NUL character.
+func (p *Params) checkText() error {
+	var v lms.Validator
+	for k, val := range p.values {
+		name := k
+		if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
+			name = strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "\uFFFD")
+			v.Add(name, "is not a valid parameter name (it must be UTF-8 text without NUL characters)")
+			continue
+		}
+		switch {
+		case !utf8.ValidString(val):
+			v.Add(name, "must be valid UTF-8 text")
+		case strings.IndexByte(val, 0) >= 0:
+			v.Add(name, "must not contain NUL characters")
+		}
+	}
+	return v.Err()
 }
 
 func jsonProblem(err error) string {
@@ -216,10 +286,29 @@ func (p *Params) Names() []string {
 	return out
 }
 
-// Int returns the named integer parameter. ok is false when it was not
-// sent. A value that is not an integer (JSON number or numeric string) is
-// recorded in v and returns ok false.
+// Integer parameters other than ids are 32-bit: every integer column that
+// is not an id is a 32-bit INTEGER on PostgreSQL, so a larger value is
+// refused on input, the same way on both databases.
+const (
+	MinInt = -1 << 31
+	MaxInt = 1<<31 - 1
+)
+
+// Int returns the named integer parameter, which must lie in [MinInt,
+// MaxInt]. ok is false when it was not sent. A value that is not such an
+// integer (JSON number or numeric string) is recorded in v and returns ok
+// false.
 func (p *Params) Int(v *lms.Validator, name string) (n int64, ok bool) {
+	n, ok = p.int64(v, name)
+	if ok && (n < MinInt || n > MaxInt) {
+		v.Add(name, fmt.Sprintf("must be between %d and %d", MinInt, MaxInt))
+		return 0, false
+	}
+	return n, ok
+}
+
+// int64 is Int without the 32-bit bound (for ids).
+func (p *Params) int64(v *lms.Validator, name string) (n int64, ok bool) {
 	s := p.Get(name)
 	if s == "" {
 		return 0, false
@@ -242,9 +331,13 @@ func (p *Params) RequiredInt(v *lms.Validator, name string) int64 {
 	return n
 }
 
-// ID returns a required positive integer id.
+// ID returns a required positive integer id (64-bit, like the id columns).
 func (p *Params) ID(v *lms.Validator, name string) int64 {
-	n := p.RequiredInt(v, name)
+	if !p.Has(name) {
+		v.Add(name, "is required")
+		return 0
+	}
+	n, _ := p.int64(v, name)
 	if !v.Has(name) && n <= 0 {
 		v.Add(name, "must be a positive integer")
 	}

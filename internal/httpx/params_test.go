@@ -21,8 +21,10 @@ func TestReadParamsMerge(t *testing.T) {
 		name, ctype, body string
 		want              map[string]string
 	}{
-		{"JSON types", "application/json", `{"a":"s","n":12,"f":1.50,"t":true,"z":null,"o":{"x":1}}`,
-			map[string]string{"a": "s", "n": "12", "f": "1.50", "t": "true", "o": `{"x":1}`, "q": "query"}},
+		{"JSON types", "application/json", `{"a":"s","n":12,"f":1.50,"z":null}`,
+			map[string]string{"a": "s", "n": "12", "f": "1.50", "q": "query"}},
+		{"JSON structured", "application/json", `{"t":true,"o":{"x":1},"l":[1,2]}`,
+			map[string]string{"t": "true", "o": `{"x":1}`, "l": "[1,2]"}},
 		{"JSON wins over query", "application/json", `{"q":"body"}`, map[string]string{"q": "body"}},
 		{"urlencoded", "application/x-www-form-urlencoded", "a=form&q=form", map[string]string{"a": "form", "q": "form"}},
 		{"multipart", mw.FormDataContentType(), mp.String(), map[string]string{"a": "multipart", "q": "query"}},
@@ -35,7 +37,7 @@ func TestReadParamsMerge(t *testing.T) {
 			if c.ctype != "" {
 				r.Header.Set("Content-Type", c.ctype)
 			}
-			p, err := ReadParams(r, 1<<20)
+			p, err := ReadParamsStructured(r, 1<<20, map[string]bool{"t": true, "o": true, "l": true})
 			if err != nil {
 				t.Fatal(err)
 			}

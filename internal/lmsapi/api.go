@@ -105,7 +105,7 @@ func (a *API) wrap(h handlerFunc) http.Handler {
 				message: "rate limit exceeded; retry after " + w.Header().Get("Retry-After") + " seconds"})
 			return
 		}
-		p, err := httpx.ReadParams(r, a.MaxBody)
+		p, err := httpx.ReadParamsStructured(r, a.MaxBody, structuredParams)
 		if err != nil {
 			a.writeError(w, r, err)
 			return

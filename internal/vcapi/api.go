@@ -110,6 +110,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		writeErr(http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(a.MaxBody, 10)+" bytes")
 		return
 	case err != nil:
+		// A parameter that is not text (invalid UTF-8, a NUL, a JSON
+		// object) names itself; anything else is about the body.
+		var le *lms.Error
+		if errors.As(err, &le) && le.Code == lms.CodeInvalid {
+			writeErr(http.StatusOK, le.Message)
+			return
+		}
 		writeErr(http.StatusOK, "request body could not be read: "+err.Error())
 		return
 	}

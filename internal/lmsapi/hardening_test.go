@@ -1,0 +1,86 @@
+package lmsapi_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	. "github.com/lectern-lms/lectern/internal/apitest"
+)
+
+// TestTextParameters: every parameter must be UTF-8 text without NUL, on
+// every endpoint (read-only ones included) and whatever the body type;
+// both databases answer the same 400 naming the field (issue 12, items 1
+// and 6).
+func TestTextParameters(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		e.Scenarios(t, []Scenario{
+			{Name: "NUL in a JSON string", Request: api("POST", "/users/create", map[string]any{"username": "a\u0000b", "email": "nul@example.com"}),
+				Status: 400, Fields: []string{"username"}},
+			{Name: "NUL in the query of a read", Request: Request{Method: "POST", Path: "/api/v1/users/list?search=a%00"},
+				Status: 400, Fields: []string{"search"}},
+			{Name: "invalid UTF-8 in a form body", Request: Request{Method: "POST", Path: "/api/v1/courses/create", Body: nil,
+				Form: url.Values{"course_name": {"\xff\xfeab"}}}, Status: 400, Fields: []string{"course_name"}},
+			{Name: "invalid UTF-8 in a JSON body", Request: api("POST", "/courses/create", "{\"course_name\":\"\xff\xfeab\"}"),
+				Status: 400, Fields: []string{"body"}},
+			{Name: "invalid UTF-8 in the path", Request: api("GET", "/users/getuserbyEmail/%FF%FE", nil),
+				Status: 400, Fields: []string{"email"}},
+			{Name: "text after the JSON object", Request: api("POST", "/courses/create", `{"course_name":"x"} junk`),
+				Status: 400, Fields: []string{"body"}},
+			{Name: "a second object", Request: api("POST", "/courses/create", `{"course_name":"x"}{"course_name":"y"}`),
+				Status: 400, Fields: []string{"body"}},
+			{Name: "object for a string", Request: api("POST", "/courses/create", map[string]any{"course_name": map[string]any{"a": 1}}),
+				Status: 400, Fields: []string{"course_name"}},
+			{Name: "boolean for a string", Request: api("POST", "/courses/create", map[string]any{"course_name": true}),
+				Status: 400, Fields: []string{"course_name"}},
+			{Name: "array for a string", Request: api("POST", "/courses/create", map[string]any{"course_name": []any{"a"}}),
+				Status: 400, Fields: []string{"course_name"}},
+			{Name: "null body", Request: api("POST", "/courses/create", `null`), Status: 400, Fields: []string{"body"}},
+			{Name: "text is still text", Request: api("POST", "/courses/create", map[string]any{"course_name": "Ça va — 日本"}),
+				Status: 200, Want: map[string]any{"data.course_name": "Ça va — 日本"}},
+		})
+	})
+}
+
+// TestIntegerRanges: integers are checked against their field's limit on
+// input, so PostgreSQL's 32-bit columns never overflow (items 5 and 9).
+func TestIntegerRanges(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		course := create(t, e, "/courses/create", map[string]any{"course_name": "Ranges"}, "data.course_id")
+		pricing := func(days any) map[string]any {
+			return map[string]any{"course_id": course, "scheme_price": "10", "scheme_days": days}
+		}
+		disc := func(limit any) map[string]any {
+			return map[string]any{"course_id": course, "discount_type": "flat", "special_price": "1", "is_no_limit": 0, "discount_limit": limit}
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "scheme_days 2^31", Request: api("POST", "/shoppingCart/courses/addpricing", pricing(int64(1)<<31)), Status: 400, Fields: []string{"scheme_days"}},
+			{Name: "scheme_days 2^63", Request: api("POST", "/shoppingCart/courses/addpricing", pricing("9223372036854775807")), Status: 400, Fields: []string{"scheme_days"}},
+			{Name: "scheme_days over the shared limit", Request: api("POST", "/shoppingCart/courses/addpricing", pricing(36501)), Status: 400, Fields: []string{"scheme_days"}},
+			{Name: "scheme_days at the limit", Request: api("POST", "/shoppingCart/courses/addpricing", pricing(36500)), Status: 200, Want: map[string]any{"data.scheme_days": 36500}},
+			{Name: "discount_limit 2^31", Request: api("POST", "/discounts/addCourseDiscount", disc(int64(1)<<31)), Status: 400, Fields: []string{"discount_limit"},
+				Check: func(t *testing.T, r *Response) {
+					if strings.Contains(string(r.Body), "unless is_no_limit") && !strings.Contains(string(r.Body), "1000000000") {
+						t.Errorf("message does not give the range: %s", r.Body)
+					}
+				}},
+			{Name: "numbertimes 2^31", Request: api("POST", "/shoppingCart/courses/addpricing", map[string]any{"course_id": course, "scheme_price": "1", "scheme_days": 1, "numbertimes": int64(1) << 31}),
+				Status: 400, Fields: []string{"numbertimes"}},
+			{Name: "id past 32 bits is still an id", Request: api("GET", "/courses/get/4294967296", nil), Status: 404},
+		})
+	})
+}
+
+// TestCharacterLimits: limits count characters, not bytes (item 15).
+func TestCharacterLimits(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		e.Scenarios(t, []Scenario{
+			{Name: "255 é is 255 characters", Request: api("POST", "/courses/create", map[string]any{"course_name": strings.Repeat("é", 255)}),
+				Status: 200, Want: map[string]any{"data.course_name": strings.Repeat("é", 255)}},
+			{Name: "256 é is too long", Request: api("POST", "/courses/create", map[string]any{"course_name": strings.Repeat("é", 256)}),
+				Status: 400, Fields: []string{"course_name"}},
+			{Name: "user name of 255 é", Request: api("POST", "/users/create", map[string]any{"username": "e@example.com", "email": "e@example.com", "name": strings.Repeat("é", 255)}),
+				Status: 200},
+		})
+	})
+}
