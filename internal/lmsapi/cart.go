@@ -1,6 +1,7 @@
 package lmsapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
@@ -62,12 +63,12 @@ func (a *API) addPricing(o cartOwner) handlerFunc {
 		p.Lifetime = c.P.Flag(&v, "lifetime", 0) == 1
 		if !p.Lifetime {
 			days := c.P.RequiredInt(&v, "scheme_days")
-			if !v.Has("scheme_days") && days < 1 {
-				v.Add("scheme_days", "must be at least 1 unless lifetime is 1")
+			if !v.Has("scheme_days") && (days < 1 || days > lms.MaxSchemeDays) {
+				v.Add("scheme_days", fmt.Sprintf("must be from 1 to %d unless lifetime is 1", lms.MaxSchemeDays))
 			}
 			p.Days = int(days)
 		}
-		p.NumberTimes = int(c.P.Range(&v, "numbertimes", 0, 0, 1<<31-1))
+		p.NumberTimes = int(c.P.Range(&v, "numbertimes", 0, 0, lms.MaxNumberTimes))
 		p.Subscription = c.P.Flag(&v, "subscription", 0) == 1
 		if err := v.Err(); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package lmsapi
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -142,8 +143,8 @@ func (a *API) addDiscount(o discountOwner) handlerFunc {
 		d.NoLimit = c.P.Flag(&v, "is_no_limit", 0) == 1
 		if !d.NoLimit {
 			n := c.P.RequiredInt(&v, "discount_limit")
-			if !v.Has("discount_limit") && (n < 1 || n > 1<<31-1) {
-				v.Add("discount_limit", "must be at least 1 unless is_no_limit is 1")
+			if !v.Has("discount_limit") && (n < 1 || n > lms.MaxDiscountLimit) {
+				v.Add("discount_limit", fmt.Sprintf("must be from 1 to %d unless is_no_limit is 1", lms.MaxDiscountLimit))
 			}
 			d.Limit = int(n)
 		}

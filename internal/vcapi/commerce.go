@@ -56,7 +56,7 @@ func readScheme(c *call, p *lms.PricingScheme, create bool) error {
 		p.Price = int64(m)
 	}
 	if c.P.Has("scheme_days") {
-		days, err := intParam(c.P, "scheme_days", 0, 36500)
+		days, err := intParam(c.P, "scheme_days", 0, lms.MaxSchemeDays)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func readScheme(c *call, p *lms.PricingScheme, create bool) error {
 		}
 	}
 	if c.P.Has("numbertimes") && (c.P.Get("times") != "0") {
-		n, err := intParam(c.P, "numbertimes", 1, 1000000)
+		n, err := intParam(c.P, "numbertimes", 1, lms.MaxNumberTimes)
 		if err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func readDiscount(c *call, d *lms.Discount, create bool) error {
 		n := 0
 		if c.P.Has("discount_limit") {
 			var err error
-			if n, err = intParam(c.P, "discount_limit", 0, 1000000000); err != nil {
+			if n, err = intParam(c.P, "discount_limit", 0, lms.MaxDiscountLimit); err != nil {
 				return err
 			}
 		}
