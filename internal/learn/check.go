@@ -62,7 +62,7 @@ func Normalise(l *lms.Lesson) {
 // by API parameter name.
 func CheckLesson(l lms.Lesson, v *lms.Validator) {
 	v.Check(strings.TrimSpace(l.Title) != "", "title", "is required")
-	v.Check(len(l.Title) <= 255, "title", "must be at most 255 characters")
+	v.Check(!lms.TooLong(l.Title, 255), "title", "must be at most 255 characters")
 	if !slices.Contains(lms.LessonTypes, l.Type) {
 		v.Add("type", "must be one of "+strings.Join(lms.LessonTypes, ", "))
 		return

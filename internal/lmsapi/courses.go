@@ -2,7 +2,6 @@ package lmsapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -46,12 +45,8 @@ const (
 	maxText = 65535
 )
 
-// checkLen records field in v when s is longer than max bytes.
-func checkLen(v *lms.Validator, field, s string, max int) {
-	if len(s) > max {
-		v.Add(field, "must be at most "+strconv.Itoa(max)+" characters")
-	}
-}
+// checkLen records field in v when s has more than max characters.
+func checkLen(v *lms.Validator, field, s string, max int) { lms.CheckLen(v, field, s, max) }
 
 // POST /courses/create: course_name (required), subtitle,
 // instructor_description, highlight, description, alias.

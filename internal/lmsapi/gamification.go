@@ -108,7 +108,7 @@ func (a *API) grantPoints(w http.ResponseWriter, r *http.Request, c *call) error
 		v.Check(points >= -maxPoints && points <= maxPoints, "points", "must be between -1000000000 and 1000000000")
 	}
 	reason := c.P.RequiredString(&v, "reason")
-	v.Check(len(reason) <= maxReasonLen, "reason", "must be at most 500 characters")
+	v.Check(!lms.TooLong(reason, maxReasonLen), "reason", "must be at most 500 characters")
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (a *API) grantPoints(w http.ResponseWriter, r *http.Request, c *call) error
 func (a *API) createBadge(w http.ResponseWriter, r *http.Request, c *call) error {
 	var v lms.Validator
 	desc := c.P.RequiredString(&v, "description")
-	v.Check(len(desc) <= maxBadgeDescLen, "description", "must be at most 1000 characters")
+	v.Check(!lms.TooLong(desc, maxBadgeDescLen), "description", "must be at most 1000 characters")
 	var need int64
 	if c.P.Has("points_required") {
 		need = c.P.Range(&v, "points_required", 0, 0, maxPointsRequired)
@@ -186,7 +186,7 @@ func (a *API) updateBadge(w http.ResponseWriter, r *http.Request, c *call) error
 	var u store.BadgeUpdate
 	if c.P.Has("description") {
 		desc := c.P.Get("description")
-		v.Check(len(desc) <= maxBadgeDescLen, "description", "must be at most 1000 characters")
+		v.Check(!lms.TooLong(desc, maxBadgeDescLen), "description", "must be at most 1000 characters")
 		u.Description = &desc
 	}
 	if c.P.Has("points_required") {

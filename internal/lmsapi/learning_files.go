@@ -89,7 +89,7 @@ func (a *API) uploadFile(w http.ResponseWriter, r *http.Request, c call) error {
 		case "name":
 			b, _ := io.ReadAll(io.LimitReader(part, 1024))
 			name = strings.TrimSpace(string(b))
-			if len(name) > maxName {
+			if lms.TooLong(name, maxName) {
 				return lms.Invalidf("name", "must be at most %d characters", maxName)
 			}
 			continue

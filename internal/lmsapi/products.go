@@ -171,14 +171,14 @@ func (a *API) getProduct(w http.ResponseWriter, r *http.Request, c *call) error 
 func (a *API) createProduct(w http.ResponseWriter, r *http.Request, c *call) error {
 	var v lms.Validator
 	name := c.P.RequiredString(&v, "name")
-	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 	price := requiredMoney(c, &v, "price")
 	ptype := c.P.RequiredInt(&v, "product_type")
 	if !v.Has("product_type") {
 		v.Check(productTypes[ptype] != "", "product_type", "must be 1 (physical) or 2 (digital)")
 	}
 	sku := c.P.RequiredString(&v, "sku")
-	v.Check(len(sku) <= 100, "sku", "must be at most 100 characters")
+	v.Check(!lms.TooLong(sku, 100), "sku", "must be at most 100 characters")
 	track := c.P.Flag(&v, "is_track_stock", 0)
 	description := c.P.Get("description")
 	if err := v.Err(); err != nil {
@@ -241,7 +241,7 @@ func (a *API) updateProduct(w http.ResponseWriter, r *http.Request, c *call) err
 	sent := false
 	if c.P.Has("name") {
 		name := c.P.Get("name")
-		v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+		v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 		u.Name, sent = &name, true
 	} else if productParamSent(c, "name") {
 		v.Add("name", "must not be blank")
@@ -329,7 +329,7 @@ func (a *API) setProductShipping(w http.ResponseWriter, r *http.Request, c *call
 func (a *API) createProductCategory(w http.ResponseWriter, r *http.Request, c *call) error {
 	var v lms.Validator
 	name := c.P.RequiredString(&v, "name")
-	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 	isStatus := c.P.Flag(&v, "is_status", 1)
 	var userID int64
 	if c.P.Has("user_id") {
@@ -374,7 +374,7 @@ func (a *API) updateProductCategory(w http.ResponseWriter, r *http.Request, c *c
 	var v lms.Validator
 	id := c.P.ID(&v, "category_id")
 	name := c.P.RequiredString(&v, "name")
-	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 	var isStatus *int64
 	if c.P.Has("is_status") {
 		s := c.P.Flag(&v, "is_status", 1)

@@ -46,7 +46,7 @@ func (a *API) loginLink(w http.ResponseWriter, r *http.Request, c *call) error {
 	ttl := c.P.Range(&v, "ttl", int64(lms.DefaultLinkTTL/time.Second), int64(lms.MinLinkTTL/time.Second), int64(lms.MaxLinkTTL/time.Second))
 	create := boolParam(c, &v, "create_if_missing", false)
 	name := c.P.Get("name")
-	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 	if create {
 		v.Check(ref.email != "", "email", "is required with create_if_missing")
 	}

@@ -37,8 +37,8 @@ func (a *API) createUser(w http.ResponseWriter, r *http.Request, c *call) error 
 	if name == "" {
 		name = username
 	}
-	v.Check(len(username) <= 255, "username", "must be at most 255 characters")
-	v.Check(len(name) <= 255, "name", "must be at most 255 characters")
+	v.Check(!lms.TooLong(username, 255), "username", "must be at most 255 characters")
+	v.Check(!lms.TooLong(name, 255), "name", "must be at most 255 characters")
 	if email != "" {
 		v.Check(lms.ValidEmail(email), "email", "must be a valid email address such as ann@example.com")
 	}

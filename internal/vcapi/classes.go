@@ -71,7 +71,7 @@ func readClass(p *httpx.Params, cls *lms.LiveClass, create bool) (retime bool, e
 	}
 	if p.Sent("title") {
 		cls.Title = p.Get("title")
-		if cls.Title == "" || len(cls.Title) > 255 {
+		if cls.Title == "" || lms.TooLong(cls.Title, 255) {
 			return false, fail("title must be 1 to 255 characters")
 		}
 	}
