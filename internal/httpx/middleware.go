@@ -66,8 +66,11 @@ func newRequestID() string {
 
 // Log assigns each request an id (returned as X-Request-Id), recovers from
 // panics with a 500, and writes one structured log line per request with
-// method, path, status, duration, domain id and request id. Query strings
-// are not logged: classroom clients put their API key there.
+// method, path, status, duration, domain id and request id. The path is the
+// route pattern, never the request's own path, whose segments may hold
+// tokens, signatures or emails (see LogPath); the numeric ids the pattern
+// names are logged beside it. Query strings are not logged: classroom
+// clients put their API key there.
 func Log(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -90,14 +93,18 @@ func Log(logger *slog.Logger, next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			attrs := []slog.Attr{
 				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
+				slog.String("path", LogPath(r)),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),
 				slog.Int64("domain_id", info.DomainID),
 				slog.String("request_id", info.RequestID),
-			)
+			}
+			if ids := logIDs(r); ids != "" {
+				attrs = append(attrs, slog.String("ids", ids))
+			}
+			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()
 		next.ServeHTTP(sw, r)
 	})
@@ -152,4 +159,67 @@ func qZero(params string) bool {
 		}
 	}
 	return false
+}
+
+// LogPath is the path to log for r: the pattern of the route that served
+// it ("/classroom/e/{token}", "/api/v1/users/getuserbyEmail/{email}"), so
+// that the values of wildcards never reach the log. A request no pattern
+// matched (or one served by a handler that copied the request) is logged
+// with every segment that is not a short plain word replaced by "*": a
+// token, a signature or an email never is one.
+func LogPath(r *http.Request) string {
+	if r.Pattern != "" {
+		_, path, ok := strings.Cut(r.Pattern, " ")
+		if !ok {
+			path = r.Pattern
+		}
+		if i := strings.IndexByte(path, '/'); i > 0 {
+			path = path[i:] // a host-qualified pattern
+		}
+		return path
+	}
+	segs := strings.Split(r.URL.Path, "/")
+	for i, seg := range segs {
+		if !plainSegment(seg) {
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// plainSegment reports whether seg is safe to log: at most 32 letters,
+// digits, '-' and '_' (an operation or resource name, or a number).
+func plainSegment(seg string) bool {
+	if len(seg) > 32 {
+		return false
+	}
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// logIDs returns "name=value" pairs for the pattern's wildcards whose value
+// is a number (ids, never tokens), and for the classroom API's operation
+// name, space-separated.
+func logIDs(r *http.Request) string {
+	if r.Pattern == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range patternWildcards(r.Pattern) {
+		v := r.PathValue(name)
+		numeric := v != "" && len(v) <= 19 && strings.Trim(v, "0123456789") == ""
+		if !numeric && !(name == "operation" && plainSegment(v)) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name + "=" + v)
+	}
+	return b.String()
 }
