@@ -142,8 +142,8 @@ func PDF(c store.Certificate, t store.CertificateTemplate, verifyURL string) ([]
 		pdf.SetStrokeColor(text.rgb())
 		pdf.SetLineWidth(0.6)
 		pdf.Line(sx, lineY, sx+sw, lineY)
-		d.cell(t.SignerName, sx, lineY+4, sw, 11, gopdf.Center)
-		d.cell(t.SignerTitle, sx, lineY+18, sw, 9, gopdf.Center)
+		d.cell(visualOrder(t.SignerName), sx, lineY+4, sw, 11, gopdf.Center)
+		d.cell(visualOrder(t.SignerTitle), sx, lineY+18, sw, 9, gopdf.Center)
 	}
 
 	var out bytes.Buffer
@@ -179,11 +179,12 @@ func (d drawer) fit(s string, size, min, width float64) float64 {
 // it.
 func (d drawer) centered(s string, y, size, min, margin float64) float64 {
 	width := d.w - 2*margin
-	size = d.fit(s, size, min, width)
-	if tw, _ := d.pdf.MeasureTextWidth(s); tw > width {
+	visual := visualOrder(s)
+	size = d.fit(visual, size, min, width)
+	if tw, _ := d.pdf.MeasureTextWidth(visual); tw > width {
 		return d.wrapped(s, y, size, margin)
 	}
-	d.cell(s, margin, y, width, size, gopdf.Center)
+	d.cell(visual, margin, y, width, size, gopdf.Center)
 	return y + size*1.25
 }
 
@@ -198,7 +199,7 @@ func (d drawer) wrapped(s string, y, size, margin float64) float64 {
 			lines = []string{para}
 		}
 		for _, line := range lines {
-			d.cell(line, margin, y, width, size, gopdf.Center)
+			d.cell(visualOrder(line), margin, y, width, size, gopdf.Center)
 			y += size * 1.3
 		}
 	}
@@ -207,6 +208,7 @@ func (d drawer) wrapped(s string, y, size, margin float64) float64 {
 
 // right writes s with its right edge at x.
 func (d drawer) right(s string, x, y, size float64) {
+	s = visualOrder(s)
 	d.pdf.SetFont("sans", "", size)
 	tw, _ := d.pdf.MeasureTextWidth(s)
 	d.cell(s, x-tw-1, y, tw+1, size, gopdf.Right)

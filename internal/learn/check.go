@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -18,13 +19,13 @@ var LessonFields = map[string][]string{
 	lms.LessonVideo:     {"file_id"},
 	lms.LessonAudio:     {"file_id"},
 	lms.LessonFile:      {"file_id"},
-	lms.LessonEmbed:     {"embed_provider", "embed_id"},
+	lms.LessonEmbed:     {"embed_provider", "embed_id", "embed_url"},
 	lms.LessonLiveClass: {"class_id", "class_sitting"},
 	lms.LessonTest:      {"test_id"},
 }
 
 // TypeSpecificFields are every type-specific field name.
-var TypeSpecificFields = []string{"file_id", "embed_provider", "embed_id", "class_id", "class_sitting", "test_id"}
+var TypeSpecificFields = []string{"file_id", "embed_provider", "embed_id", "embed_url", "class_id", "class_sitting", "test_id"}
 
 // FieldFor reports whether a type-specific field belongs to a type.
 func FieldFor(typ, field string) bool { return slices.Contains(LessonFields[typ], field) }
@@ -88,4 +89,48 @@ func CheckLesson(l lms.Lesson, v *lms.Validator) {
 	case lms.LessonTest:
 		v.Check(l.TestID != 0, "test_id", "is required for test lessons")
 	}
+}
+
+// ParseEmbedURL reads the provider and video id out of a YouTube or Vimeo
+// address an administrator pasted (watch, short, embed and share forms).
+// ok is false for anything else; the id is still checked by CheckLesson.
+func ParseEmbedURL(raw string) (provider, id string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", "", false
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	host = strings.TrimPrefix(host, "m.")
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	switch host {
+	case "youtube.com", "youtube-nocookie.com", "music.youtube.com":
+		switch {
+		case len(parts) == 1 && parts[0] == "watch":
+			id = u.Query().Get("v")
+		case len(parts) == 2 && (parts[0] == "embed" || parts[0] == "shorts" || parts[0] == "live" || parts[0] == "v"):
+			id = parts[1]
+		}
+		provider = lms.EmbedYouTube
+	case "youtu.be":
+		if len(parts) == 1 {
+			id = parts[0]
+		}
+		provider = lms.EmbedYouTube
+	case "vimeo.com":
+		if len(parts) >= 1 {
+			id = parts[0]
+		}
+		provider = lms.EmbedVimeo
+	case "player.vimeo.com":
+		if len(parts) == 2 && parts[0] == "video" {
+			id = parts[1]
+		}
+		provider = lms.EmbedVimeo
+	default:
+		return "", "", false
+	}
+	if !lms.ValidEmbed(provider, id) {
+		return "", "", false
+	}
+	return provider, id, true
 }

@@ -66,3 +66,30 @@ func TestEmbedURL(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEmbedURL(t *testing.T) {
+	tests := []struct{ in, provider, id string }{
+		{"https://www.youtube.com/watch?v=dQw4w9WgXcQ", "youtube", "dQw4w9WgXcQ"},
+		{"https://youtube.com/watch?v=dQw4w9WgXcQ&t=42s", "youtube", "dQw4w9WgXcQ"},
+		{"https://m.youtube.com/watch?v=dQw4w9WgXcQ", "youtube", "dQw4w9WgXcQ"},
+		{"https://youtu.be/dQw4w9WgXcQ?si=abc", "youtube", "dQw4w9WgXcQ"},
+		{"https://www.youtube.com/embed/dQw4w9WgXcQ", "youtube", "dQw4w9WgXcQ"},
+		{"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ", "youtube", "dQw4w9WgXcQ"},
+		{"https://www.youtube.com/shorts/dQw4w9WgXcQ", "youtube", "dQw4w9WgXcQ"},
+		{"https://vimeo.com/76979871", "vimeo", "76979871"},
+		{"https://player.vimeo.com/video/76979871?h=abc", "vimeo", "76979871"},
+		{"https://www.youtube.com/watch?v=short", "", ""},
+		{"https://evil.example/watch?v=dQw4w9WgXcQ", "", ""},
+		{"https://youtube.com.evil.example/watch?v=dQw4w9WgXcQ", "", ""},
+		{"javascript:alert(1)//youtu.be/dQw4w9WgXcQ", "", ""},
+		{"https://vimeo.com/channels/staffpicks", "", ""},
+		{"dQw4w9WgXcQ", "", ""},
+		{`<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"></iframe>`, "", ""},
+	}
+	for _, tt := range tests {
+		p, id, ok := ParseEmbedURL(tt.in)
+		if p != tt.provider || id != tt.id || ok != (tt.provider != "") {
+			t.Errorf("ParseEmbedURL(%q) = %q, %q, %v; want %q, %q", tt.in, p, id, ok, tt.provider, tt.id)
+		}
+	}
+}

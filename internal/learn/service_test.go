@@ -250,3 +250,90 @@ func TestMediaTokenCannotBeForged(t *testing.T) {
 		}
 	}
 }
+
+func TestWatchedConcurrentReportsMerge(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			e := newEnv(t, b)
+			ctx := context.Background()
+			co, err := e.st.CreateCourse(ctx, e.domain, lms.Course{Name: "Video"})
+			e.must(err)
+			sc, err := e.st.CreateSection(ctx, e.domain, lms.Section{CourseID: co.ID, Title: "S"})
+			e.must(err)
+			f, err := e.st.CreateFile(ctx, e.domain, lms.LearnFile{BlobKey: "learn/x", Name: "v.mp4", ContentType: "video/mp4", Size: 1})
+			e.must(err)
+			l, err := e.st.CreateLesson(ctx, e.domain, lms.Lesson{SectionID: sc.ID, Title: "V", Type: lms.LessonVideo, FileID: f.ID,
+				DurationS: 100, IsRequired: true})
+			e.must(err)
+			u, err := e.st.CreateUser(ctx, e.domain, lms.User{Name: "Ann", Username: "ann", Email: "ann@example.com"})
+			e.must(err)
+			_, err = e.st.Enroll(ctx, e.domain, lms.KindCourse, co.ID, "ann@example.com")
+			e.must(err)
+			// Ten tabs report ten disjoint tenths at once: every second
+			// counts, none is lost to a concurrent write.
+			var wg sync.WaitGroup
+			for i := range 10 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := e.svc.Watched(ctx, e.domain, u.ID, l.ID, [][2]int{{i * 10, i*10 + 10}}, i*10+10); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			v, err := e.svc.Outline(ctx, e.domain, co.ID, u.ID)
+			e.must(err)
+			if it := v.Sections[0].Lessons[0]; it.WatchedPercent != 100 || it.State != learn.Done {
+				t.Errorf("after concurrent reports: %d%% %s", it.WatchedPercent, it.State)
+			}
+		})
+	}
+}
+
+func TestConcurrentCreatesKeepPositionsContiguous(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			e := newEnv(t, b)
+			ctx := context.Background()
+			co, err := e.st.CreateCourse(ctx, e.domain, lms.Course{Name: "C"})
+			e.must(err)
+			first, err := e.st.CreateSection(ctx, e.domain, lms.Section{CourseID: co.ID, Title: "first"})
+			e.must(err)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Add(2)
+				go func() {
+					defer wg.Done()
+					if _, err := e.st.CreateSection(ctx, e.domain, lms.Section{CourseID: co.ID, Title: "s", Position: 1}); err != nil {
+						t.Error(err)
+					}
+				}()
+				go func() {
+					defer wg.Done()
+					if _, err := e.st.CreateLesson(ctx, e.domain, lms.Lesson{SectionID: first.ID, Title: "l", Type: lms.LessonText}); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			ss, err := e.st.Sections(ctx, e.domain, co.ID)
+			e.must(err)
+			for i, s := range ss {
+				if s.Position != i+1 {
+					t.Fatalf("section positions not 1..n: %d at index %d", s.Position, i)
+				}
+			}
+			ls, err := e.st.Lessons(ctx, e.domain, store.LessonFilter{SectionID: first.ID})
+			e.must(err)
+			for i, l := range ls {
+				if l.Position != i+1 {
+					t.Fatalf("lesson positions not 1..n: %d at index %d", l.Position, i)
+				}
+			}
+			if len(ss) != 9 || len(ls) != 8 {
+				t.Errorf("%d sections, %d lessons", len(ss), len(ls))
+			}
+		})
+	}
+}

@@ -422,6 +422,9 @@ func TestCertificatePublicRoutes(t *testing.T) {
 			{Name: "issuer profile", Request: Request{Method: "GET", Path: "/issuers/" + itoa(e.Domain.ID), NoAuth: true}, Status: 200,
 				Want: map[string]any{"id": e.URL + "/issuers/" + itoa(e.Domain.ID), "name": "Domain A", "type.0": "Profile"}},
 		})
+		if keys := jwks(t, e, e.Domain.ID); len(keys) != 1 {
+			t.Fatalf("after the first certificate the JWKS has %d keys, want 1", len(keys))
+		}
 		page := public(t, e, "/verify/"+code, "text/html")
 		if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("verify page: %d %s", page.Status, page.Header.Get("Content-Type"))
@@ -458,9 +461,12 @@ func TestCertificatePublicRoutes(t *testing.T) {
 			"credentialSubject.type.0": "AchievementSubject", "credentialSubject.identifier.0.identityHash": "فاطمة الزهراء",
 			"credentialSubject.achievement.name": "Astronomy 101", "credentialSubject.achievement.type.0": "Achievement",
 		}})
-		// Domain B signs with its own keys, not A's.
-		if keys := jwks(t, e, e.Other.ID); len(keys) != 0 {
-			t.Errorf("domain B has keys before signing anything: %v", keys)
+		// A domain that has issued nothing is no issuer: its profile and
+		// keys are 404, so the public routes do not list every domain.
+		for _, p := range []string{"/issuers/" + itoa(e.Other.ID), "/issuers/" + itoa(e.Other.ID) + "/jwks.json"} {
+			if r := public(t, e, p, ""); r.Status != 404 {
+				t.Errorf("%s of a domain without certificates: %d, want 404", p, r.Status)
+			}
 		}
 
 		// After a rotation the old credential still verifies (its key is

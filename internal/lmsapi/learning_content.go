@@ -249,6 +249,15 @@ func readLesson(c *call, v *lms.Validator, l *lms.Lesson) {
 	if c.P.Sent("embed_id") {
 		l.EmbedID = c.P.Get("embed_id")
 	}
+	if c.P.Has("embed_url") && learn.FieldFor(l.Type, "embed_url") {
+		if c.P.Has("embed_provider") || c.P.Has("embed_id") {
+			v.Add("embed_url", "send embed_url or embed_provider with embed_id, not both")
+		} else if p, id, ok := learn.ParseEmbedURL(c.P.Get("embed_url")); ok {
+			l.EmbedProvider, l.EmbedID = p, id
+		} else {
+			v.Add("embed_url", "must be the address of a YouTube or Vimeo video (https://youtu.be/…, https://vimeo.com/…)")
+		}
+	}
 	if c.P.Sent("class_id") {
 		l.ClassID = optID(c, v, "class_id")
 	}
@@ -263,8 +272,8 @@ func readLesson(c *call, v *lms.Validator, l *lms.Lesson) {
 
 // POST /lessons/create: section_id, title, type, position, is_required
 // (default 1), is_preview (default 0), body_md, duration_s and the
-// fields of the type (file_id; embed_provider + embed_id; class_id +
-// class_sitting; test_id).
+// fields of the type (file_id; embed_provider + embed_id, or embed_url;
+// class_id + class_sitting; test_id).
 func (a *API) createLesson(w http.ResponseWriter, r *http.Request, c *call) error {
 	var v lms.Validator
 	l := lms.Lesson{IsRequired: true, Type: c.P.Get("type")}

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,6 +62,24 @@ func TestLearningContent(t *testing.T) {
 		video := create(t, e, "/lessons/create", map[string]any{"section_id": s1, "title": "Intro video", "type": "video",
 			"file_id": file, "duration_s": 120}, "data.id")
 		lid := itoa(text)
+		// Domain B's own course, lesson and class, which domain A may not name.
+		bCourse := Int(t, e.Do(other(e, "POST", "/courses/create", map[string]any{"course_name": "B"})).JSON(t), "data.course_id")
+		bSection := Int(t, e.Do(other(e, "POST", "/sections/create", map[string]any{"course_id": bCourse, "title": "B"})).JSON(t), "data.id")
+		bLesson := Int(t, e.Do(other(e, "POST", "/lessons/create", map[string]any{"section_id": bSection, "title": "B", "type": "text"})).JSON(t), "data.id")
+		bClass := Int(t, e.Do(other(e, "POST", "/liveClasses/create", map[string]any{"title": "B", "date": "2030-01-02", "startTime": "10:00",
+			"endTime": "11:00", "timezone": "UTC"})).JSON(t), "data.id")
+		e.Scenarios(t, []Scenario{
+			{Name: "unlock after another domain's lesson", Request: api("POST", "/lessons/unlock/set", map[string]any{"lesson_id": text,
+				"after_lesson_ids": []int64{bLesson}}), Status: 404},
+			{Name: "unlock after another domain's class", Request: api("POST", "/lessons/unlock/set", map[string]any{"lesson_id": text,
+				"after_class_id": bClass}), Status: 404},
+			{Name: "live lesson of another domain's class", Request: api("POST", "/lessons/create", map[string]any{"section_id": s1,
+				"title": "x", "type": "live_class", "class_id": bClass}), Status: 404},
+			{Name: "move into another domain's section", Request: api("POST", "/lessons/move", map[string]any{"lesson_id": text,
+				"section_id": bSection}), Status: 404},
+			{Name: "override of another domain's lesson", Request: api("POST", "/unlock/override", map[string]any{"course_id": course,
+				"user_id": user(t, e, "ann@example.com"), "lesson_id": bLesson}), Status: 404, Want: map[string]any{"message": "lesson " + itoa(bLesson) + " not found"}},
+		})
 		e.Scenarios(t, []Scenario{
 			{Name: "sections in order", Request: api("POST", "/sections/list", map[string]any{"course_id": course}), Status: 200,
 				Want: map[string]any{"total": 3, "data.0.id": s0, "data.0.position": 1, "data.1.id": s1, "data.1.position": 2, "data.2.id": s2}},
@@ -97,6 +116,11 @@ func TestLearningContent(t *testing.T) {
 			{Name: "embed youtube", Request: api("POST", "/lessons/create", map[string]any{"section_id": s2, "title": "Talk", "type": "embed",
 				"embed_provider": "youtube", "embed_id": "dQw4w9WgXcQ", "is_required": 0, "is_preview": true}), Status: 200,
 				Want: map[string]any{"data.embed_provider": "youtube", "data.embed_id": "dQw4w9WgXcQ", "data.is_required": 0, "data.is_preview": 1}},
+			{Name: "embed from a pasted address", Request: api("POST", "/lessons/create", map[string]any{"section_id": sOther, "title": "Clip",
+				"type": "embed", "embed_url": "https://youtu.be/dQw4w9WgXcQ?si=x", "is_required": 0}), Status: 200,
+				Want: map[string]any{"data.embed_provider": "youtube", "data.embed_id": "dQw4w9WgXcQ"}},
+			{Name: "embed from another site's address", Request: api("POST", "/lessons/create", map[string]any{"section_id": s2, "title": "Clip",
+				"type": "embed", "embed_url": "https://evil.example/watch?v=dQw4w9WgXcQ"}), Status: 400, Fields: []string{"embed_url"}},
 			{Name: "a field of another type", Request: api("POST", "/lessons/create", map[string]any{"section_id": s1, "title": "x", "type": "text",
 				"class_id": class}), Status: 400, Fields: []string{"class_id"}},
 			{Name: "bad flag", Request: api("POST", "/lessons/create", map[string]any{"section_id": s1, "title": "x", "type": "text",
@@ -189,6 +213,16 @@ func TestLearningFilesUpload(t *testing.T) {
 		if !strings.HasPrefix(key, "learn/") {
 			t.Errorf("key %q is not under learn/", key)
 		}
+		// A 2.5-second WAV: its length comes back rounded up when ffprobe
+		// is installed (CI installs it), else 0; a PDF never has one.
+		want := 3
+		if _, err := exec.LookPath("ffprobe"); err != nil {
+			want = 0
+		}
+		e.Expect(t, upload(t, e, nil, "tone.wav", "audio/wav", wav(8000, 20000)), Scenario{Status: 200,
+			Want: map[string]any{"data.content_type": "audio/wav", "data.duration_s": want}})
+		e.Expect(t, upload(t, e, nil, "notes.pdf", "application/pdf", []byte("%PDF-1.4")), Scenario{Status: 200,
+			Want: map[string]any{"data.duration_s": 0}})
 		e.Expect(t, upload(t, e, nil, "empty.pdf", "application/pdf", nil), Scenario{Status: 400, Fields: []string{"file"}})
 		e.Expect(t, e.Do(Request{Method: "POST", Path: "/api/v1/files/upload", Body: map[string]any{"file": "x"}}),
 			Scenario{Status: 415})
@@ -203,6 +237,32 @@ func TestLearningFilesUpload(t *testing.T) {
 		e.Expect(t, e.LMS("POST", "/lessons/create", map[string]any{"section_id": sec, "title": "x", "type": "file", "file_id": theirs}),
 			Scenario{Status: 404})
 	})
+}
+
+// wav is a mono 8-bit PCM WAV file of n samples at rate.
+func wav(rate, n int) []byte {
+	var b bytes.Buffer
+	le := func(v uint32, size int) {
+		for i := 0; i < size; i++ {
+			b.WriteByte(byte(v >> (8 * i)))
+		}
+	}
+	b.WriteString("RIFF")
+	le(uint32(36+n), 4)
+	b.WriteString("WAVEfmt ")
+	le(16, 4)
+	le(1, 2) // PCM
+	le(1, 2) // mono
+	le(uint32(rate), 4)
+	le(uint32(rate), 4) // bytes per second
+	le(1, 2)            // block align
+	le(8, 2)            // bits per sample
+	b.WriteString("data")
+	le(uint32(n), 4)
+	for i := 0; i < n; i++ {
+		b.WriteByte(byte(128 + 60*((i/20)%2)))
+	}
+	return b.Bytes()
 }
 
 func TestLearningFilesUploadLimit(t *testing.T) {

@@ -74,6 +74,7 @@ func (p *Portal) Register(mux *http.ServeMux) {
 	p.mux = http.NewServeMux()
 	p.signinRoutes(p.mux)
 	p.pageRoutes(p.mux)
+	p.attemptRoutes(p.mux)
 }
 
 // Learner is the signed-in learner of a request (set by the session
@@ -300,13 +301,16 @@ func (p *Portal) requireLearner(h http.Handler) http.Handler {
 
 // checkCSRF reports whether a POST/PUT/DELETE from a portal page carries
 // the session's CSRF token (header X-CSRF-Token, else form field "csrf")
-// and, when the browser sent an Origin, comes from the request's own host.
+// and, when the browser sent an Origin (other than "null"), comes from the
+// request's own host.
 func (p *Portal) checkCSRF(r *http.Request) bool {
 	l, ok := LearnerFrom(r.Context())
 	if !ok || l.CSRF == "" {
 		return false
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	// Pages send Referrer-Policy: no-referrer, under which browsers send
+	// "Origin: null" with form posts; the token decides then.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
 		u, err := url.Parse(o)
 		if err != nil || !strings.EqualFold(u.Host, r.Host) {
 			return false
@@ -342,11 +346,11 @@ func (p *Portal) internal(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	p.logger().Error("portal", "path", r.URL.Path, "err", err)
-	p.message(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again in a moment.", "")
+	p.message(w, r, http.StatusInternalServerError, "learn.error.title", "learn.error.text", "")
 }
 
 func (p *Portal) notFound(w http.ResponseWriter, r *http.Request) {
-	p.message(w, r, http.StatusNotFound, "Page not found", "There is nothing at this address.", "")
+	p.message(w, r, http.StatusNotFound, "learn.notFound.title", "learn.notFound.text", "")
 }
 
 func (p *Portal) logger() *slog.Logger {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	. "github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/config"
 )
 
 // browser is a client with a cookie jar that does not follow redirects,
@@ -111,7 +112,8 @@ func TestLoginLinkSignsInAndLandsOnReturnTo(t *testing.T) {
 				t.Errorf("Set-Cookie %q lacks %q", cookie, want)
 			}
 		}
-		home := get(t, b, e.URL+p.Header.Get("Location"))
+		// return_to named a course that does not exist: the portal's home shows who is signed in.
+		home := get(t, b, portalURL(e, e.Domain)+"/")
 		if home.Status != 200 || !strings.Contains(home.Body, "ann@example.com") {
 			t.Fatalf("after sign-in: %d %s", home.Status, home.Body)
 		}
@@ -294,7 +296,7 @@ func TestPortalLogoutChecksCSRF(t *testing.T) {
 		if !signedIn(t, e, b, e.Domain) {
 			t.Fatal("refused logouts ended the session")
 		}
-		p := fetch(t, b, "POST", out, url.Values{"csrf": {token}}, map[string]string{"Origin": e.URL})
+		p := fetch(t, b, "POST", out, url.Values{"csrf": {token}}, map[string]string{"Origin": "null"}) // as under Referrer-Policy: no-referrer
 		if p.Status != 200 || !strings.Contains(p.Body, "signed out") || !strings.Contains(p.Header.Get("Set-Cookie"), "Max-Age=0") {
 			t.Fatalf("logout: %d %v %s", p.Status, p.Header, p.Body)
 		}
@@ -358,7 +360,7 @@ func TestOwnHost(t *testing.T) {
 		if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/courses/7" {
 			t.Fatalf("consume on own host: %d %q", p.Status, p.Header.Get("Location"))
 		}
-		if home := req("GET", "http://127.0.0.1:"+port+"/courses/7"); home.Status != 200 || !strings.Contains(home.Body, "ann@example.com") {
+		if home := req("GET", "http://127.0.0.1:"+port+"/"); home.Status != 200 || !strings.Contains(home.Body, "ann@example.com") {
 			t.Fatalf("portal on own host: %d %s", home.Status, home.Body)
 		}
 		// The API and health checks still answer on that host.
@@ -375,6 +377,44 @@ func TestOwnHost(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("consume on an unknown host: %d", resp.StatusCode)
+		}
+	})
+}
+
+// TestSecureCookie: with an https public URL the session cookie is
+// __Host- prefixed and Secure (the test reaches the server over plain
+// HTTP on its address, as a TLS-ending proxy would).
+func TestSecureCookie(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		e.URL = "http://" + e.Main.Addr()
+		newUser(t, e, "ann@example.com")
+		u := link(t, e, map[string]any{"email": "ann@example.com"})
+		prefix := "https://lectern.example.test/" + itoa(e.Domain.ID) + "/learn/sso/consume?t="
+		if !strings.HasPrefix(u, prefix) {
+			t.Fatalf("link %s, want %s...", u, prefix)
+		}
+		p := get(t, browser(t), portalURL(e, e.Domain)+"/sso/consume?t="+strings.TrimPrefix(u, prefix))
+		cookie := p.Header.Get("Set-Cookie")
+		for _, want := range []string{"__Host-lectern-learn-" + itoa(e.Domain.ID) + "=", "Path=/", "Secure", "HttpOnly", "SameSite=Lax"} {
+			if !strings.Contains(cookie, want) {
+				t.Errorf("Set-Cookie %q lacks %q", cookie, want)
+			}
+		}
+		if strings.Contains(cookie, "Domain=") {
+			t.Errorf("a __Host- cookie must not have a Domain: %q", cookie)
+		}
+	}, func(c *config.Config) { c.PublicURL = "https://lectern.example.test" })
+}
+
+// TestCSRFHeader: JSON writes may send the token as X-CSRF-Token.
+func TestCSRFHeader(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		newUser(t, e, "ann@example.com")
+		b := browser(t)
+		signIn(t, e, b, link(t, e, map[string]any{"email": "ann@example.com"}))
+		p := fetch(t, b, "POST", portalURL(e, e.Domain)+"/logout", nil, map[string]string{"X-CSRF-Token": csrf(t, e, b, e.Domain)})
+		if p.Status != 200 || signedIn(t, e, b, e.Domain) {
+			t.Fatalf("logout with the header: %d", p.Status)
 		}
 	})
 }

@@ -39,6 +39,13 @@ func (s *Service) now() time.Time {
 	return time.Now().UTC().Truncate(time.Second)
 }
 
+func (s *Service) nowMS() int64 {
+	if s.Now != nil {
+		return s.Now().UnixMilli()
+	}
+	return time.Now().UnixMilli()
+}
+
 func (s *Service) logger() *slog.Logger {
 	if s.Logger != nil {
 		return s.Logger

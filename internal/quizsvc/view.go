@@ -35,20 +35,23 @@ type SlotReview struct {
 // keys, the saved answers, the server's deadline and clock, and, once
 // closed, the review the settings allow.
 type AttemptView struct {
-	ID         int64         `json:"id"`
-	TestID     int64         `json:"test_id"`
-	Mode       string        `json:"mode"`
-	AttemptNo  int           `json:"attempt_no"`
-	State      string        `json:"state"`
-	StartedAt  time.Time     `json:"started_at"`
-	Deadline   *time.Time    `json:"deadline"`
-	Capped     bool          `json:"capped_by_close"`
-	ServerNow  time.Time     `json:"server_now"`
-	Navigation string        `json:"navigation"`
-	PerPage    int           `json:"per_page"`
-	Questions  []quiz.View   `json:"questions"`
-	Answers    []SavedAnswer `json:"saved"`
-	Review     *Review       `json:"review,omitempty"`
+	ID        int64      `json:"id"`
+	TestID    int64      `json:"test_id"`
+	Mode      string     `json:"mode"`
+	AttemptNo int        `json:"attempt_no"`
+	State     string     `json:"state"`
+	StartedAt time.Time  `json:"started_at"`
+	Deadline  *time.Time `json:"deadline"`
+	Capped    bool       `json:"capped_by_close"`
+	ServerNow time.Time  `json:"server_now"`
+	// ServerNowMS is the server's clock in milliseconds, for the page's
+	// countdown (server_now is whole seconds).
+	ServerNowMS int64         `json:"server_now_ms"`
+	Navigation  string        `json:"navigation"`
+	PerPage     int           `json:"per_page"`
+	Questions   []quiz.View   `json:"questions"`
+	Answers     []SavedAnswer `json:"saved"`
+	Review      *Review       `json:"review,omitempty"`
 }
 
 // Review is the closed attempt's review.
@@ -94,7 +97,7 @@ func (s *Service) view(ctx context.Context, domainID int64, a store.Attempt, st 
 		return AttemptView{}, err
 	}
 	v := AttemptView{ID: a.ID, TestID: a.TestID, Mode: a.Mode, AttemptNo: a.AttemptNo, State: a.State, StartedAt: a.StartedAt,
-		Capped: a.Capped, ServerNow: s.now(), Navigation: st.Navigation, PerPage: st.PerPage,
+		Capped: a.Capped, ServerNow: s.now(), ServerNowMS: s.nowMS(), Navigation: st.Navigation, PerPage: st.PerPage,
 		Questions: make([]quiz.View, len(layout)), Answers: []SavedAnswer{}}
 	if !a.Deadline.IsZero() {
 		d := a.Deadline

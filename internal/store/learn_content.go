@@ -61,6 +61,20 @@ func scanSection(row interface{ Scan(...any) error }) (lms.Section, error) {
 	return sc, err
 }
 
+// lockCourse serialises changes of positions within one course (its
+// sections and their lessons) on PostgreSQL; SQLite's single writer
+// already does. It is a not-found error when the course is missing.
+func lockCourse(ctx context.Context, tx db, domainID, id int64) error {
+	if !tx.pg {
+		return nil
+	}
+	found, err := tx.exists(ctx, "SELECT 1 FROM courses WHERE domain_id = ? AND id = ? FOR NO KEY UPDATE", domainID, id)
+	if err == nil && !found {
+		err = itemNotFound(lms.KindCourse, id)
+	}
+	return err
+}
+
 // clampPosition returns pos within [1, n+1] (n+1, the end, when pos is 0).
 func clampPosition(pos int, n int64) int {
 	if pos <= 0 || int64(pos) > n+1 {
@@ -75,6 +89,9 @@ func (s *Store) CreateSection(ctx context.Context, domainID int64, sc lms.Sectio
 	sc.CreatedAt, sc.UpdatedAt = now(), now()
 	err := s.tx(ctx, func(tx db) error {
 		if err := mustExist(ctx, tx, domainID, lms.KindCourse, sc.CourseID); err != nil {
+			return err
+		}
+		if err := lockCourse(ctx, tx, domainID, sc.CourseID); err != nil {
 			return err
 		}
 		n, err := tx.count(ctx, "SELECT COUNT(*) FROM course_sections WHERE domain_id = ? AND course_id = ?", domainID, sc.CourseID)
@@ -113,6 +130,12 @@ func (s *Store) UpdateSection(ctx context.Context, domainID, id int64, title str
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		if sc, err = section(ctx, tx, domainID, id); err != nil {
+			return err
+		}
+		if err := lockCourse(ctx, tx, domainID, sc.CourseID); err != nil {
+			return err
+		}
+		if sc, err = section(ctx, tx, domainID, id); err != nil { // its position as of the lock
 			return err
 		}
 		if title != "" {
@@ -158,6 +181,12 @@ func (s *Store) DeleteSection(ctx context.Context, domainID, id int64) (lms.Sect
 	var sc lms.Section
 	err := s.tx(ctx, func(tx db) error {
 		var err error
+		if sc, err = section(ctx, tx, domainID, id); err != nil {
+			return err
+		}
+		if err := lockCourse(ctx, tx, domainID, sc.CourseID); err != nil {
+			return err
+		}
 		if sc, err = section(ctx, tx, domainID, id); err != nil {
 			return err
 		}
@@ -248,6 +277,9 @@ func (s *Store) CreateLesson(ctx context.Context, domainID int64, l lms.Lesson) 
 	err := s.tx(ctx, func(tx db) error {
 		sc, err := section(ctx, tx, domainID, l.SectionID)
 		if err != nil {
+			return err
+		}
+		if err := lockCourse(ctx, tx, domainID, sc.CourseID); err != nil {
 			return err
 		}
 		l.CourseID = sc.CourseID
@@ -355,6 +387,12 @@ func (s *Store) DeleteLesson(ctx context.Context, domainID, id int64) (lms.Lesso
 		if l, err = lesson(ctx, tx, domainID, id); err != nil {
 			return err
 		}
+		if err := lockCourse(ctx, tx, domainID, l.CourseID); err != nil {
+			return err
+		}
+		if l, err = lesson(ctx, tx, domainID, id); err != nil {
+			return err
+		}
 		if _, err := tx.exec(ctx, "DELETE FROM lessons WHERE domain_id = ? AND id = ?", domainID, id); err != nil {
 			return err
 		}
@@ -374,6 +412,12 @@ func (s *Store) MoveLesson(ctx context.Context, domainID, id, sectionID int64, p
 	var l lms.Lesson
 	err := s.tx(ctx, func(tx db) error {
 		var err error
+		if l, err = lesson(ctx, tx, domainID, id); err != nil {
+			return err
+		}
+		if err := lockCourse(ctx, tx, domainID, l.CourseID); err != nil {
+			return err
+		}
 		if l, err = lesson(ctx, tx, domainID, id); err != nil {
 			return err
 		}

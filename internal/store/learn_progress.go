@@ -133,13 +133,19 @@ func (s *Store) CourseProgress(ctx context.Context, domainID, courseID, userID i
 func (s *Store) UpdateProgress(ctx context.Context, domainID int64, l lms.Lesson, userID int64, edit func(*lms.LessonProgress)) (lms.LessonProgress, error) {
 	var p lms.LessonProgress
 	err := s.tx(ctx, func(tx db) error {
-		var err error
-		p, err = scanProgress(tx.queryRow(ctx, "SELECT "+progressCols+` FROM lesson_progress
-			WHERE domain_id = ? AND lesson_id = ? AND user_id = ?`, domainID, l.ID, userID))
-		if errors.Is(err, sql.ErrNoRows) {
-			p, err = lms.LessonProgress{LessonID: l.ID, UserID: userID}, nil
+		// The row exists first, then is read locked (PostgreSQL; SQLite's
+		// single writer serialises anyway), so two reports of watched
+		// ranges at once merge instead of one overwriting the other.
+		if _, err := tx.exec(ctx, `INSERT INTO lesson_progress (domain_id, course_id, lesson_id, user_id, updated_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, lesson_id) DO NOTHING`, domainID, l.CourseID, l.ID, userID, formatTime(now())); err != nil {
+			return mapErr(err)
 		}
-		if err != nil {
+		q := "SELECT " + progressCols + " FROM lesson_progress WHERE domain_id = ? AND lesson_id = ? AND user_id = ?"
+		if tx.pg {
+			q += " FOR UPDATE"
+		}
+		var err error
+		if p, err = scanProgress(tx.queryRow(ctx, q, domainID, l.ID, userID)); err != nil {
 			return err
 		}
 		edit(&p)
@@ -148,12 +154,9 @@ func (s *Store) UpdateProgress(ctx context.Context, domainID int64, l lms.Lesson
 		}
 		watched, _ := json.Marshal(p.Watched)
 		p.UpdatedAt = now()
-		_, err = tx.exec(ctx, `INSERT INTO lesson_progress (domain_id, course_id, lesson_id, user_id, opened_at, marked_at, watched,
-			position, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, lesson_id) DO UPDATE SET
-			opened_at = excluded.opened_at, marked_at = excluded.marked_at, watched = excluded.watched,
-			position = excluded.position, updated_at = excluded.updated_at`,
-			domainID, l.CourseID, l.ID, userID, formatOptTime(p.OpenedAt), formatOptTime(p.MarkedAt), string(watched),
-			p.Position, formatTime(p.UpdatedAt))
+		_, err = tx.exec(ctx, `UPDATE lesson_progress SET opened_at = ?, marked_at = ?, watched = ?, position = ?, updated_at = ?
+			WHERE domain_id = ? AND lesson_id = ? AND user_id = ?`, formatOptTime(p.OpenedAt), formatOptTime(p.MarkedAt),
+			string(watched), p.Position, formatTime(p.UpdatedAt), domainID, l.ID, userID)
 		return err
 	})
 	return p, err

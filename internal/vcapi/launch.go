@@ -7,6 +7,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/signing"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // How early a student may enter before a sitting starts (a teacher gets
@@ -48,27 +49,57 @@ func (a *API) getClassLaunch(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := a.now()
-	occ, err := launchableOccurrence(cls, now)
+	l, err := newLaunch(c.Domain.ID, cls, LaunchUser{ID: userID, Name: c.P.Get("userName"), Lesson: c.P.Get("lessonName"),
+		Course: c.P.Get("courseName"), Teacher: teacher == 1}, extend, a.now())
 	if err != nil {
 		return nil, err
 	}
-	if teacher == 0 && now.Before(occ.Start.Add(-StudentEarlyEntry)) {
-		return nil, fail("Class is upcoming")
-	}
-	expires := occ.End
-	if extend == 0 {
-		expires = expires.Add(ExtendGrace)
-	}
-	l := signing.Launch{Domain: c.Domain.ID, Class: cls.ID, Occurrence: occ.Seq, UserID: userID,
-		UserName: c.P.Get("userName"), Teacher: teacher == 1, Lesson: c.P.Get("lessonName"),
-		Course: c.P.Get("courseName"), Extend: extend, Expires: expires.Truncate(time.Second)}
 	base := a.BaseURL()
 	return action("getclasslaunch",
 		kv{"class_id", strconv.FormatInt(cls.ID, 10)},
 		kv{"launchurl", signing.SignedLaunchURL(base, c.Domain.LaunchSecret, l)},
 		kv{"encryptedlaunchurl", signing.EncryptedLaunchURL(base, c.Domain.LaunchSecret, l)},
 	), nil
+}
+
+// LaunchUser is who a launch URL lets into a class.
+type LaunchUser struct {
+	ID, Name       string
+	Lesson, Course string
+	Teacher        bool
+}
+
+// newLaunch is the launch getclasslaunch signs: the sitting in progress or
+// the next one, a student no earlier than StudentEarlyEntry before it
+// starts, expiring when the sitting ends (plus ExtendGrace when the class
+// timer may be extended, isExtend 0).
+func newLaunch(domainID int64, cls lms.LiveClass, u LaunchUser, extend int, now time.Time) (signing.Launch, error) {
+	occ, err := launchableOccurrence(cls, now)
+	if err != nil {
+		return signing.Launch{}, err
+	}
+	if !u.Teacher && now.Before(occ.Start.Add(-StudentEarlyEntry)) {
+		return signing.Launch{}, fail("Class is upcoming")
+	}
+	expires := occ.End
+	if extend == 0 {
+		expires = expires.Add(ExtendGrace)
+	}
+	return signing.Launch{Domain: domainID, Class: cls.ID, Occurrence: occ.Seq, UserID: u.ID,
+		UserName: u.Name, Teacher: u.Teacher, Lesson: u.Lesson, Course: u.Course, Extend: extend,
+		Expires: expires.Truncate(time.Second)}, nil
+}
+
+// LaunchURL returns the encrypted launch URL getclasslaunch would answer
+// for u in class cls of domain d (isExtend 0), for pages of this server
+// that send a user into a class (the learner portal's Join). The error
+// says why the class cannot be entered now: upcoming, cancelled or over.
+func LaunchURL(base string, d store.Domain, cls lms.LiveClass, u LaunchUser, now time.Time) (string, error) {
+	l, err := newLaunch(d.ID, cls, u, 0, now)
+	if err != nil {
+		return "", err
+	}
+	return signing.EncryptedLaunchURL(base, d.LaunchSecret, l), nil
 }
 
 // launchableOccurrence is the sitting a launch enters: the one in

@@ -1,8 +1,10 @@
-// Builds the live classroom client and the pre-class check page into
+// Builds the live classroom client, the pre-class check page, the playback
+// page and the learner portal's lesson player into
 // internal/classroom/webdist/assets with fixed file names (no hashes): the Go
-// server renders the HTML shells itself and links classroom.{js,css} or
-// check.{js,css} by name. The output is committed and must be byte-for-byte
-// reproducible (CI rebuilds and diffs it).
+// server renders the HTML itself and links classroom.{js,css},
+// check.{js,css}, playback.{js,css} or learn.{js,css} by name. The output
+// is committed and must be byte-for-byte reproducible (CI rebuilds and
+// diffs it).
 import { defineConfig, type Plugin } from 'vite';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,12 +30,27 @@ function pdfWorker(): Plugin {
   };
 }
 
+// The catalogues also hold the learner portal's strings (keys "learn."),
+// which only the Go server renders: they stay out of the browser bundles.
+function serverOnlyStrings(): Plugin {
+  return {
+    name: 'lectern-server-only-strings',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/[\\/]internal[\\/]classroom[\\/]i18n[\\/][a-z]+\.json$/.test(id)) return null;
+      const cat = JSON.parse(code) as Record<string, string>;
+      const kept = Object.fromEntries(Object.entries(cat).filter(([k]) => !k.startsWith('learn.')));
+      return { code: JSON.stringify(kept, null, 2), map: null };
+    },
+  };
+}
+
 export default defineConfig({
   root: here('.'),
   base: '/classroom/assets/',
   publicDir: false,
   logLevel: 'warn',
-  plugins: [pdfWorker()],
+  plugins: [serverOnlyStrings(), pdfWorker()],
   oxc: {
     jsx: { runtime: 'automatic', importSource: 'preact' },
   },
@@ -55,6 +72,7 @@ export default defineConfig({
         classroom: here('src/classroom/main.tsx'),
         check: here('src/check/main.tsx'),
         playback: here('src/playback/main.tsx'),
+        learn: here('src/learn/main.ts'),
       },
       preserveEntrySignatures: false,
       output: {
