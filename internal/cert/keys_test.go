@@ -3,8 +3,8 @@ package cert
 import (
 	"bytes"
 	"crypto/ed25519"
-	"encoding/base64"
 	"crypto/rand"
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -67,9 +67,9 @@ func TestCodes(t *testing.T) {
 		{" 7K3M 9QXR T2AB ", "7K3M9QXRT2AB", true},
 		{"7K3MOQXRT2AB", "7K3M0QXRT2AB", true}, // O read as 0
 		{"7K3MIQXRT2AL", "7K3M1QXRT2A1", true}, // I and L read as 1
-		{"7K3M9QXRT2A", "", false},              // 11 characters
-		{"7K3M9QXRT2ABC", "", false},            // 13
-		{"7K3M9QXRT2AU", "", false},             // U is not in the alphabet
+		{"7K3M9QXRT2A", "", false},             // 11 characters
+		{"7K3M9QXRT2ABC", "", false},           // 13
+		{"7K3M9QXRT2AU", "", false},            // U is not in the alphabet
 		{"7K3M9QXRT2A!", "", false},
 		{"7K3M9QXRT2AÄ", "", false},
 		{"", "", false},
