@@ -9,6 +9,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -520,4 +521,52 @@ func TestCertificatePublicRateLimit(t *testing.T) {
 			t.Errorf("4th request at burst 3: %d (Retry-After %q), want 429", last.Status, last.Header.Get("Retry-After"))
 		}
 	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 0.01, 3 })
+}
+
+// Issues racing for one learner and course make one certificate and award
+// the points once, on both databases.
+func TestCertificateIssueRace(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		f := newCertFixture(t, e)
+		e.LMS("PUT", "/gamification/rules", map[string]any{"event": "certificate_earned", "points": 5})
+		const n = 8
+		ids := make(chan int64, n)
+		hook := e.Main.Learn.OnCourseCompleted
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 { // half through the completion hook, half by hand
+					if err := hook(context.Background(), e.Domain.ID, f.course, f.user, time.Now()); err != nil {
+						t.Error(err)
+					}
+					return
+				}
+				r := e.LMS("POST", "/certificates/issue", map[string]any{"courseId": f.course, "user_id": f.user})
+				if r.Status != 200 {
+					t.Errorf("issue: %d %s", r.Status, r.Body)
+					return
+				}
+				ids <- Int(t, r.JSON(t), "data.id")
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		var first int64
+		for id := range ids {
+			if first == 0 {
+				first = id
+			}
+			if id != first {
+				t.Errorf("two certificates issued: %d and %d", first, id)
+			}
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "one certificate", Request: api("POST", "/certificates/list", map[string]any{"courseId": f.course}), Status: 200,
+				Want: map[string]any{"total": 1}},
+			{Name: "points once", Request: api("POST", "/gamification/user-points", map[string]any{"user_id": f.user}), Status: 200,
+				Want: map[string]any{"data.gamification_points": 5}},
+		})
+	})
 }
