@@ -118,6 +118,15 @@ describe('sign-in', () => {
     assert.equal(page2.url(), url);
     await shot(page2, 'signin-link-reused-375.png');
     assert.equal((await ctx2.cookies()).length, 0, 'no cookie from a used link');
+    // The same page in Arabic, right to left.
+    const ctx3 = await browser.newContext({ viewport: { width: 375, height: 812 }, locale: 'ar' });
+    const page3 = await ctx3.newPage();
+    assert.equal((await page3.goto(url)).status(), 410);
+    assert.equal(await page3.getAttribute('html', 'dir'), 'rtl');
+    assert.equal(await page3.getAttribute('html', 'lang'), 'ar');
+    assert.match(await page3.locator('h1').textContent(), /رابط تسجيل الدخول/);
+    await shot(page3, 'signin-link-reused-ar.png');
+    await ctx3.close();
     await ctx.close();
     await ctx2.close();
   });

@@ -64,20 +64,36 @@ func pointsReason(courseID int64) string {
 // template issues nothing. Calling it again (or after a revocation)
 // issues nothing more.
 func (i *Issuer) OnCourseCompleted(ctx context.Context, domainID, courseID, userID int64, at time.Time) error {
-	_, _, err := i.Store.IssueCertificate(ctx, domainID, store.CertificateIssue{UserID: userID, CourseID: courseID,
+	_, created, err := i.Store.IssueCertificate(ctx, domainID, store.CertificateIssue{UserID: userID, CourseID: courseID,
 		IssuedAt: at, Source: store.CertSourceCompletion, NewCode: NewCode, Reason: pointsReason(courseID)})
 	if errors.Is(err, store.ErrNoTemplate) {
 		return nil
 	}
+	if err == nil && created {
+		i.ensureKey(ctx, domainID)
+	}
 	return err
+}
+
+// ensureKey makes the domain's signing key when it has none, so that its
+// JWKS is published from its first certificate on. A failure is only
+// logged: the key is made again when a credential is first asked for.
+func (i *Issuer) ensureKey(ctx context.Context, domainID int64) {
+	if _, err := i.key(ctx, domainID); err != nil {
+		i.logger().Error("issuer key", "domain", domainID, "err", err)
+	}
 }
 
 // Issue issues a certificate by hand (the management API): templateID 0
 // uses the course's template. A user who holds a valid certificate for the
 // course gets it back with created false; a revoked one is replaced.
 func (i *Issuer) Issue(ctx context.Context, domainID, courseID, userID, templateID int64) (store.Certificate, bool, error) {
-	return i.Store.IssueCertificate(ctx, domainID, store.CertificateIssue{UserID: userID, CourseID: courseID,
+	c, created, err := i.Store.IssueCertificate(ctx, domainID, store.CertificateIssue{UserID: userID, CourseID: courseID,
 		TemplateID: templateID, IssuedAt: i.now(), Source: store.CertSourceManual, NewCode: NewCode, Reason: pointsReason(courseID)})
+	if err == nil && created {
+		i.ensureKey(ctx, domainID)
+	}
+	return c, created, err
 }
 
 // Revoke revokes a certificate now, with a reason kept for the school

@@ -245,13 +245,22 @@ func (i *Issuer) serveJWT(w http.ResponseWriter, r *http.Request, raw string) {
 	w.Write([]byte(tok))
 }
 
-// domainParam reads {domain} and checks the domain exists; ok is false
-// after answering 404.
-func (i *Issuer) domainParam(w http.ResponseWriter, r *http.Request) (store.Domain, bool) {
+// domainParam reads {domain} and returns the domain and its public keys
+// when it is an issuer: a domain that has never issued a certificate (and
+// so has no key) is 404, like an unknown one, so the routes do not list
+// every domain's name. ok is false after answering.
+func (i *Issuer) domainParam(w http.ResponseWriter, r *http.Request) (store.Domain, []JWK, bool) {
 	id, err := strconv.ParseInt(r.PathValue("domain"), 10, 64)
 	var d store.Domain
+	var keys []JWK
 	if err == nil && id > 0 {
-		d, err = i.Store.GetDomain(r.Context(), id)
+		keys, err = i.JWKS(r.Context(), id)
+		if err == nil && len(keys) == 0 {
+			err = lms.NotFoundf("no such issuer")
+		}
+		if err == nil {
+			d, err = i.Store.GetDomain(r.Context(), id)
+		}
 	} else {
 		err = lms.NotFoundf("no such issuer")
 	}
@@ -262,14 +271,14 @@ func (i *Issuer) domainParam(w http.ResponseWriter, r *http.Request) (store.Doma
 			status = http.StatusInternalServerError
 		}
 		httpx.WriteJSON(w, status, map[string]string{"status": "not_found", "message": "no such issuer"})
-		return d, false
+		return d, nil, false
 	}
-	return d, true
+	return d, keys, true
 }
 
 // GET /issuers/{domain}: the issuer's Open Badges profile.
 func (i *Issuer) serveIssuer(w http.ResponseWriter, r *http.Request) {
-	d, ok := i.domainParam(w, r)
+	d, _, ok := i.domainParam(w, r)
 	if !ok {
 		return
 	}
@@ -281,14 +290,8 @@ func (i *Issuer) serveIssuer(w http.ResponseWriter, r *http.Request) {
 // GET /issuers/{domain}/jwks.json: the domain's public keys, retired ones
 // included.
 func (i *Issuer) serveJWKS(w http.ResponseWriter, r *http.Request) {
-	d, ok := i.domainParam(w, r)
+	_, keys, ok := i.domainParam(w, r)
 	if !ok {
-		return
-	}
-	keys, err := i.JWKS(r.Context(), d.ID)
-	if err != nil {
-		i.logger().Error("jwks", "domain", d.ID, "err", err)
-		httpx.WriteJSON(w, http.StatusInternalServerError, map[string]string{"message": "internal server error"})
 		return
 	}
 	w.Header().Set("Access-Control-Allow-Origin", "*")

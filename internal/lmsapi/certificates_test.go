@@ -9,6 +9,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -422,6 +423,9 @@ func TestCertificatePublicRoutes(t *testing.T) {
 			{Name: "issuer profile", Request: Request{Method: "GET", Path: "/issuers/" + itoa(e.Domain.ID), NoAuth: true}, Status: 200,
 				Want: map[string]any{"id": e.URL + "/issuers/" + itoa(e.Domain.ID), "name": "Domain A", "type.0": "Profile"}},
 		})
+		if keys := jwks(t, e, e.Domain.ID); len(keys) != 1 {
+			t.Fatalf("after the first certificate the JWKS has %d keys, want 1", len(keys))
+		}
 		page := public(t, e, "/verify/"+code, "text/html")
 		if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("verify page: %d %s", page.Status, page.Header.Get("Content-Type"))
@@ -458,9 +462,12 @@ func TestCertificatePublicRoutes(t *testing.T) {
 			"credentialSubject.type.0": "AchievementSubject", "credentialSubject.identifier.0.identityHash": "فاطمة الزهراء",
 			"credentialSubject.achievement.name": "Astronomy 101", "credentialSubject.achievement.type.0": "Achievement",
 		}})
-		// Domain B signs with its own keys, not A's.
-		if keys := jwks(t, e, e.Other.ID); len(keys) != 0 {
-			t.Errorf("domain B has keys before signing anything: %v", keys)
+		// A domain that has issued nothing is no issuer: its profile and
+		// keys are 404, so the public routes do not list every domain.
+		for _, p := range []string{"/issuers/" + itoa(e.Other.ID), "/issuers/" + itoa(e.Other.ID) + "/jwks.json"} {
+			if r := public(t, e, p, ""); r.Status != 404 {
+				t.Errorf("%s of a domain without certificates: %d, want 404", p, r.Status)
+			}
 		}
 
 		// After a rotation the old credential still verifies (its key is
@@ -514,4 +521,52 @@ func TestCertificatePublicRateLimit(t *testing.T) {
 			t.Errorf("4th request at burst 3: %d (Retry-After %q), want 429", last.Status, last.Header.Get("Retry-After"))
 		}
 	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 0.01, 3 })
+}
+
+// Issues racing for one learner and course make one certificate and award
+// the points once, on both databases.
+func TestCertificateIssueRace(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		f := newCertFixture(t, e)
+		e.LMS("PUT", "/gamification/rules", map[string]any{"event": "certificate_earned", "points": 5})
+		const n = 8
+		ids := make(chan int64, n)
+		hook := e.Main.Learn.OnCourseCompleted
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 { // half through the completion hook, half by hand
+					if err := hook(context.Background(), e.Domain.ID, f.course, f.user, time.Now()); err != nil {
+						t.Error(err)
+					}
+					return
+				}
+				r := e.LMS("POST", "/certificates/issue", map[string]any{"courseId": f.course, "user_id": f.user})
+				if r.Status != 200 {
+					t.Errorf("issue: %d %s", r.Status, r.Body)
+					return
+				}
+				ids <- Int(t, r.JSON(t), "data.id")
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		var first int64
+		for id := range ids {
+			if first == 0 {
+				first = id
+			}
+			if id != first {
+				t.Errorf("two certificates issued: %d and %d", first, id)
+			}
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "one certificate", Request: api("POST", "/certificates/list", map[string]any{"courseId": f.course}), Status: 200,
+				Want: map[string]any{"total": 1}},
+			{Name: "points once", Request: api("POST", "/gamification/user-points", map[string]any{"user_id": f.user}), Status: 200,
+				Want: map[string]any{"data.gamification_points": 5}},
+		})
+	})
 }

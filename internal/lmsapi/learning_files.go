@@ -128,7 +128,7 @@ func (a *API) uploadFile(w http.ResponseWriter, r *http.Request, c call) error {
 			return err
 		}
 		return ok(w, "File uploaded", map[string]any{"id": f.ID, "file_id": f.ID, "key": f.BlobKey, "name": f.Name,
-			"content_type": f.ContentType, "size": f.Size})
+			"content_type": f.ContentType, "size": f.Size, "duration_s": probeDuration(r.Context(), a.Learn.Blobs, key, ctype)})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -212,6 +213,16 @@ func TestLearningFilesUpload(t *testing.T) {
 		if !strings.HasPrefix(key, "learn/") {
 			t.Errorf("key %q is not under learn/", key)
 		}
+		// A 2.5-second WAV: its length comes back rounded up when ffprobe
+		// is installed (CI installs it), else 0; a PDF never has one.
+		want := 3
+		if _, err := exec.LookPath("ffprobe"); err != nil {
+			want = 0
+		}
+		e.Expect(t, upload(t, e, nil, "tone.wav", "audio/wav", wav(8000, 20000)), Scenario{Status: 200,
+			Want: map[string]any{"data.content_type": "audio/wav", "data.duration_s": want}})
+		e.Expect(t, upload(t, e, nil, "notes.pdf", "application/pdf", []byte("%PDF-1.4")), Scenario{Status: 200,
+			Want: map[string]any{"data.duration_s": 0}})
 		e.Expect(t, upload(t, e, nil, "empty.pdf", "application/pdf", nil), Scenario{Status: 400, Fields: []string{"file"}})
 		e.Expect(t, e.Do(Request{Method: "POST", Path: "/api/v1/files/upload", Body: map[string]any{"file": "x"}}),
 			Scenario{Status: 415})
@@ -226,6 +237,32 @@ func TestLearningFilesUpload(t *testing.T) {
 		e.Expect(t, e.LMS("POST", "/lessons/create", map[string]any{"section_id": sec, "title": "x", "type": "file", "file_id": theirs}),
 			Scenario{Status: 404})
 	})
+}
+
+// wav is a mono 8-bit PCM WAV file of n samples at rate.
+func wav(rate, n int) []byte {
+	var b bytes.Buffer
+	le := func(v uint32, size int) {
+		for i := 0; i < size; i++ {
+			b.WriteByte(byte(v >> (8 * i)))
+		}
+	}
+	b.WriteString("RIFF")
+	le(uint32(36+n), 4)
+	b.WriteString("WAVEfmt ")
+	le(16, 4)
+	le(1, 2) // PCM
+	le(1, 2) // mono
+	le(uint32(rate), 4)
+	le(uint32(rate), 4) // bytes per second
+	le(1, 2)            // block align
+	le(8, 2)            // bits per sample
+	b.WriteString("data")
+	le(uint32(n), 4)
+	for i := 0; i < n; i++ {
+		b.WriteByte(byte(128 + 60*((i/20)%2)))
+	}
+	return b.Bytes()
 }
 
 func TestLearningFilesUploadLimit(t *testing.T) {

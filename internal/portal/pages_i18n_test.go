@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,9 @@ import (
 func TestPageStrings(t *testing.T) {
 	files, _ := filepath.Glob("templates/*.html")
 	gos, _ := filepath.Glob("pages*.go")
+	signin, _ := filepath.Glob("signin*.go")
+	gos = append(gos, signin...)
+	gos = append(gos, "portal.go")
 	for _, g := range gos {
 		if !strings.HasSuffix(g, "_test.go") {
 			files = append(files, g)
@@ -84,5 +88,13 @@ func TestFileSize(t *testing.T) {
 		if got := fileSize(n); got != want {
 			t.Errorf("fileSize(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestDemoteHeadings(t *testing.T) {
+	in := template.HTML(`<h1>A</h1><h2 id="b">B</h2><p>h1</p><h6>F</h6><header>x</header>`)
+	want := `<h2>A</h2><h3 id="b">B</h3><p>h1</p><h6>F</h6><header>x</header>`
+	if got := string(demoteHeadings(in)); got != want {
+		t.Errorf("demoteHeadings = %q, want %q", got, want)
 	}
 }

@@ -207,7 +207,11 @@ func pageHeaders(w http.ResponseWriter) {
 		"form-action 'self'; base-uri 'none'; frame-ancestors *")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, no-store")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Nothing to other sites (lesson pages hold signed media links), but
+	// the portal's own forms keep their Origin: under "no-referrer" a
+	// browser sends "Origin: null" with a form post, which the CSRF check
+	// refuses.
+	h.Set("Referrer-Policy", "same-origin")
 }
 
 // renderPage writes page d with template name and status.

@@ -275,7 +275,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if l.Status != 200 {
 			t.Fatalf("text lesson: %d %s", l.Status, l.Body)
 		}
-		mustContain(t, "text lesson", l.Body, "<h1>Hello</h1>", "<strong>this</strong>", `action="`+s.link(s.text)+`/complete"`,
+		mustContain(t, "text lesson", l.Body, "<h2>Hello</h2>", "<strong>this</strong>", `action="`+s.link(s.text)+`/complete"`,
 			"Complete and continue", `aria-current="page"`)
 		if strings.Contains(l.Body, "<script>alert") {
 			t.Error("the lesson body kept a script")
@@ -289,7 +289,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors") {
 			t.Errorf("CSP %q", csp)
 		}
-		if l.Header.Get("Referrer-Policy") != "no-referrer" {
+		if l.Header.Get("Referrer-Policy") != "same-origin" {
 			t.Errorf("Referrer-Policy %q", l.Header.Get("Referrer-Policy"))
 		}
 
@@ -458,6 +458,88 @@ func TestPagesCrossTenant(t *testing.T) {
 		}
 		if p := get(t, cb, cBase+"/courses/"+itoa(a.course)+"/lessons/"+itoa(a.text)); p.Status != http.StatusForbidden {
 			t.Errorf("not enrolled, lesson: %d", p.Status)
+		}
+	})
+}
+
+// Each lesson type's page: embed, file, test, live class (Join through
+// the lesson, then no Join once the sitting is over), and a free preview
+// for a learner who is not enrolled.
+func TestPagesLessonTypes(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		ctx := context.Background()
+		s := newSite(t, e, e.Domain, "ann@example.com")
+		secs, err := e.Store.Sections(ctx, e.Domain.ID, s.course)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(l lms.Lesson) int64 {
+			l.SectionID = secs[0].ID
+			l, err := e.Store.CreateLesson(ctx, e.Domain.ID, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l.ID
+		}
+		r := e.Do(Request{Method: "POST", Path: "/api/v1/tests/create", Domain: &e.Domain, Body: map[string]any{"tests_name": "Check"}})
+		testID := Int(t, r.JSON(t), "data.id")
+		f, err := e.Store.CreateFile(ctx, e.Domain.ID, lms.LearnFile{BlobKey: "learn/x.pdf", Name: "notes.pdf", ContentType: "application/pdf", Size: 250_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC().Truncate(time.Minute)
+		class, err := e.Store.CreateLiveClass(ctx, e.Domain.ID, lms.LiveClass{Title: "Live Q&A", Date: now.Format("2006-01-02"),
+			TimezoneName: "UTC", Occurrences: []lms.Occurrence{{Start: now.Add(-time.Minute), End: now.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		embed := add(lms.Lesson{Title: "A talk", Type: lms.LessonEmbed, EmbedProvider: lms.EmbedYouTube, EmbedID: "dQw4w9WgXcQ", IsPreview: true})
+		file := add(lms.Lesson{Title: "Notes", Type: lms.LessonFile, FileID: f.ID})
+		test := add(lms.Lesson{Title: "Check yourself", Type: lms.LessonTest, TestID: testID})
+		live := add(lms.Lesson{Title: "Ask anything", Type: lms.LessonLiveClass, ClassID: class.ID})
+
+		p := get(t, s.b, s.lessonURL(embed))
+		mustContain(t, "embed lesson", p.Body, `<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`, `title="Video on YouTube"`,
+			`referrerpolicy="strict-origin-when-cross-origin"`, "mark this lesson as complete", `/complete"`)
+		p = get(t, s.b, s.lessonURL(file))
+		mustContain(t, "file lesson", p.Body, `data-testid="download"`, `href="/media/`, "Download notes.pdf", "250 KB", `/complete"`)
+		p = get(t, s.b, s.lessonURL(test))
+		mustContain(t, "test lesson", p.Body, `data-testid="test-card"`, `href="`+s.path+"/tests/"+itoa(testID)+`"`)
+		if strings.Contains(p.Body, s.link(test)+"/complete") {
+			t.Error("a test lesson offers a manual Complete")
+		}
+		p = get(t, s.b, s.lessonURL(live))
+		join := s.path + "/classes/" + itoa(class.ID) + "/join?lesson=" + itoa(live)
+		mustContain(t, "live lesson", p.Body, `data-testid="live"`, "Live now", `href="`+strings.ReplaceAll(join, "&", "&amp;")+`"`)
+		j := get(t, s.b, e.URL+join)
+		if j.Status != http.StatusSeeOther || !strings.HasPrefix(j.Header.Get("Location"), e.URL+"/classroom/e/") {
+			t.Fatalf("join through the lesson: %d %v", j.Status, j.Header)
+		}
+		// Ann is not enrolled in the class itself: only through the lesson.
+		if j := get(t, s.b, e.URL+s.path+"/classes/"+itoa(class.ID)+"/join"); j.Status != http.StatusNotFound {
+			t.Errorf("join without the lesson: %d", j.Status)
+		}
+		if j := get(t, s.b, e.URL+s.path+"/classes/"+itoa(class.ID)+"/join?lesson="+itoa(s.text)); j.Status != http.StatusNotFound {
+			t.Errorf("join through a lesson of another class: %d", j.Status)
+		}
+		e.Clock.Set(now.Add(2 * time.Hour))
+		p = get(t, s.b, s.lessonURL(live))
+		mustContain(t, "live lesson after the sitting", p.Body, "The recording will be here after the class.")
+		if strings.Contains(p.Body, "/join") {
+			t.Error("Join after the sitting ended")
+		}
+		e.Clock.Set(time.Time{})
+
+		// A learner who is not enrolled: the preview opens, nothing else.
+		cb, cBase := pagesSignIn(t, e, e.Domain, "cid@example.com")
+		c := get(t, cb, cBase+"/courses/"+itoa(s.course))
+		mustContain(t, "course page, not enrolled", c.Body, "Free preview", `href="`+s.link(embed)+`"`)
+		if strings.Contains(c.Body, `href="`+s.link(s.text)+`"`) {
+			t.Error("a lesson that is not a preview links for a learner not enrolled")
+		}
+		p = get(t, cb, cBase+"/courses/"+itoa(s.course)+"/lessons/"+itoa(embed))
+		if p.Status != 200 || strings.Contains(p.Body, "/complete") {
+			t.Errorf("preview: %d, offers Complete: %v", p.Status, strings.Contains(p.Body, "/complete"))
 		}
 	})
 }

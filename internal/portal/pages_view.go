@@ -3,6 +3,7 @@ package portal
 import (
 	"html/template"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -244,7 +245,7 @@ func fileSize(n int64) string {
 
 func (p *Portal) lessonBody(r *http.Request, d *pageData, cv learn.CourseView, v learn.LessonView) lessonBody {
 	b := lessonBody{ID: v.ID, Title: v.Title, Type: v.Type, State: v.State, CourseTitle: v.CourseTitle,
-		CourseURL: d.courseURL(v.CourseID), HTML: v.HTML, MediaURL: v.MediaURL, FileName: v.FileName,
+		CourseURL: d.courseURL(v.CourseID), HTML: demoteHeadings(v.HTML), MediaURL: v.MediaURL, FileName: v.FileName,
 		FileSize: fileSize(v.FileSize), Position: v.Position, WatchedPercent: v.WatchedPercent, Enrolled: v.Enrolled,
 		Progress: progressView{Percent: cv.Percent, Label: v.CourseTitle}, Outline: p.outline(d, cv, v.ID)}
 	if b.FileName == "" {
@@ -282,6 +283,19 @@ func (p *Portal) lessonBody(r *http.Request, d *pageData, cv learn.CourseView, v
 		b.CompleteURL = lessonPath + "/complete"
 	}
 	return b
+}
+
+var headingRE = regexp.MustCompile(`<(/?)h([1-5])([ >])`)
+
+// demoteHeadings moves the headings of a lesson's body one level down
+// (h1 becomes h2, ..., h5 becomes h6): the page's h1 is the lesson's
+// title. The body comes sanitised from the learn service; this only
+// renames its heading tags.
+func demoteHeadings(h template.HTML) template.HTML {
+	return template.HTML(headingRE.ReplaceAllStringFunc(string(h), func(m string) string {
+		sub := headingRE.FindStringSubmatch(m)
+		return "<" + sub[1] + "h" + string(rune(sub[2][0]+1)) + sub[3]
+	}))
 }
 
 func providerName(p string) string {

@@ -346,11 +346,11 @@ func (p *Portal) internal(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	p.logger().Error("portal", "path", r.URL.Path, "err", err)
-	p.message(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again in a moment.", "")
+	p.message(w, r, http.StatusInternalServerError, "learn.error.title", "learn.error.text", "")
 }
 
 func (p *Portal) notFound(w http.ResponseWriter, r *http.Request) {
-	p.message(w, r, http.StatusNotFound, "Page not found", "There is nothing at this address.", "")
+	p.message(w, r, http.StatusNotFound, "learn.notFound.title", "learn.notFound.text", "")
 }
 
 func (p *Portal) logger() *slog.Logger {

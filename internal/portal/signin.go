@@ -163,11 +163,11 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 	s := siteFrom(r.Context())
 	if _, ok := LearnerFrom(r.Context()); !ok {
 		p.clearCookie(w, s.domain.ID)
-		p.message(w, r, http.StatusOK, "You are signed out", "Open your course from your school's website to sign in again.", "")
+		p.message(w, r, http.StatusOK, "learn.signout.title", "learn.signout.text", "")
 		return
 	}
 	if !p.checkCSRF(r) {
-		p.message(w, r, http.StatusForbidden, "This form has expired", "Reload the page and try again.", "")
+		p.message(w, r, http.StatusForbidden, "learn.error.title", "learn.csrf", "")
 		return
 	}
 	if err := p.Store.EndLearnSession(r.Context(), s.domain.ID, s.token); err != nil {
@@ -175,7 +175,7 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.clearCookie(w, s.domain.ID)
-	p.message(w, r, http.StatusOK, "You are signed out", "Open your course from your school's website to sign in again.", "")
+	p.message(w, r, http.StatusOK, "learn.signout.title", "learn.signout.text", "")
 }
 
 // ssoClaims are the claims of a JWT entry (Thinkific's names, plus the
@@ -203,7 +203,7 @@ func (p *Portal) jwtEntry(w http.ResponseWriter, r *http.Request) {
 	if raw := q.Get("error_url"); raw != "" {
 		path, why := lms.ReturnPath(raw)
 		if why != "" {
-			p.message(w, r, http.StatusBadRequest, "Sign-in refused", "error_url "+why+".", "")
+			p.message(w, r, http.StatusBadRequest, "learn.signin.refusedTitle", "learn.signin.refusedText", "error_url "+why+".")
 			return
 		}
 		errorURL = path
@@ -217,11 +217,11 @@ func (p *Portal) jwtEntry(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, p.base(r)+errorURL+sep+"error="+url.QueryEscape(e.Code), http.StatusSeeOther)
 			return
 		}
-		p.message(w, r, http.StatusUnauthorized, "Sign-in refused", e.Message+" ("+e.Code+")", "")
+		p.message(w, r, http.StatusUnauthorized, "learn.signin.refusedTitle", "learn.signin.refusedText", e.Message+" ("+e.Code+")")
 	}
 	returnTo, why := lms.ReturnPath(q.Get("return_to"))
 	if why != "" {
-		p.message(w, r, http.StatusBadRequest, "Sign-in refused", "return_to "+why+".", "")
+		p.message(w, r, http.StatusBadRequest, "learn.signin.refusedTitle", "learn.signin.refusedText", "return_to "+why+".")
 		return
 	}
 	if crossSiteFrame(r) {

@@ -61,10 +61,24 @@ function media(box: HTMLElement): void {
 
   const shown = (p: Progress) => {
     if (watched) watched.textContent = fill(box.dataset.sWatched ?? '', { percent: p.lesson_percent });
+    for (const bar of document.querySelectorAll<HTMLProgressElement>('progress[data-course-progress]')) bar.value = p.course_percent;
+    for (const n of document.querySelectorAll<HTMLElement>('[data-course-percent]')) {
+      n.textContent = fill(n.dataset.sProgress ?? '', { percent: p.course_percent });
+    }
     if (p.lesson_done) {
       document.body.dataset.lessonDone = 'true';
       for (const n of document.querySelectorAll<HTMLElement>('[data-when-done]')) n.hidden = false;
       for (const n of document.querySelectorAll<HTMLElement>('[data-until-done]')) n.hidden = true;
+      // The outline's row of this lesson: done, as the server renders it.
+      const row = document.querySelector<HTMLElement>(`[data-testid="outline-lesson"][data-lesson-id="${box.dataset.lesson}"]`);
+      const mark = row?.querySelector<HTMLElement>('.mark');
+      if (row && mark) {
+        row.dataset.state = 'done';
+        mark.className = 'mark mark-done';
+        mark.textContent = '✓';
+        const sr = mark.nextElementSibling;
+        if (sr?.classList.contains('sr-only')) sr.textContent = `${box.dataset.sDone ?? ''}: `;
+      }
     }
   };
 

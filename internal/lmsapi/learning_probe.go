@@ -1,0 +1,42 @@
+package lmsapi
+
+import (
+	"context"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/blob"
+)
+
+// probeDuration is the length in whole seconds (rounded up) of an
+// uploaded audio or video file, read with ffprobe when it is installed and
+// the blobs are in a local folder; 0 when unknown.
+func probeDuration(ctx context.Context, blobs blob.Store, key, ctype string) int {
+	if !strings.HasPrefix(ctype, "video/") && !strings.HasPrefix(ctype, "audio/") {
+		return 0
+	}
+	dir, ok := blobs.(blob.Dir)
+	if !ok {
+		return 0
+	}
+	bin, err := exec.LookPath("ffprobe")
+	if err != nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "-v", "error", "-show_entries", "format=duration",
+		"-of", "default=noprint_wrappers=1:nokey=1", filepath.Join(dir.Root, filepath.FromSlash(key))).Output()
+	if err != nil {
+		return 0
+	}
+	s, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil || s <= 0 || s > 1e7 {
+		return 0
+	}
+	return int(math.Ceil(s))
+}
