@@ -168,7 +168,7 @@
   // the attempt at the deadline without us).
   function finish() {
     Object.keys(timers).forEach(function (slot) { queueSave(document.getElementById('q' + slot)); });
-    flush().then(function () { var f = $('submit-form'); if (f) f.submit(); else location.reload(); });
+    flush().then(function () { var f = $('submit-form'); if (f) HTMLFormElement.prototype.submit.call(f); else location.reload(); });
   }
 
   if (open) {

@@ -20,6 +20,8 @@ var attemptStrings = map[string]map[string]string{
 		"resume":          "Resume the attempt in progress",
 		"question":        "Question",
 		"points":          "points",
+		"point":           "point",
+		"pending_one":     "Waiting for a teacher's marking.",
 		"time_left":       "Time left",
 		"saved":           "All answers saved",
 		"saving":          "Saving…",

@@ -41,6 +41,17 @@ func (a Access) Left() int {
 	return a.Limit - a.Used
 }
 
+// TimeLimit is the learner's time in mode: the allotted time with the
+// override's multiplier and extra time (0 = untimed).
+func (a Access) TimeLimit(mode string) time.Duration {
+	in := a.deadlineInput(mode, time.Time{})
+	if in.Allotted <= 0 {
+		return 0
+	}
+	d, _, _ := quiz.Deadline(quiz.DeadlineInput{Start: in.Start, Allotted: in.Allotted, Multiplier: in.Multiplier, Extra: in.Extra})
+	return d.Sub(in.Start)
+}
+
 // DeadlineIf is the deadline an attempt in mode started at would get.
 func (a Access) DeadlineIf(mode string, at time.Time) (deadline time.Time, capped, ok bool) {
 	return quiz.Deadline(a.deadlineInput(mode, at))
