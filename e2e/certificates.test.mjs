@@ -10,10 +10,27 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { serverForTests, log, artifact, CHROMIUM, CHROME_ARGS, pdfText, pdfQRCodes } from './lib.mjs';
 
 const server = serverForTests('certificates');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axeCheck runs axe-core in the page (evaluated through the DevTools
+// protocol, so the page's CSP does not apply) and fails on any serious or
+// critical finding.
+async function axeCheck(page, name) {
+  await page.evaluate(axeSource);
+  const { violations, passes } = await page.evaluate(async () => {
+    const r = await window.axe.run(document);
+    return { violations: r.violations, passes: r.passes.length };
+  });
+  assert.ok(passes > 10, `axe ran its rules on ${name} (${passes} passed)`);
+  fs.writeFileSync(artifact(`axe-${name}.json`), JSON.stringify(violations, null, 2));
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`), [], `axe on ${name}`);
+}
 
 // lms calls the management API as the test domain.
 async function lms(method, path, body) {
@@ -87,6 +104,7 @@ describe('certificates', () => {
       });
       assert.ok(widths.name > 10 && widths.height > 10, `${l.key}: name not drawn (${JSON.stringify(widths)})`);
       await page.screenshot({ path: artifact(`certificate-verify-${l.key}.png`), fullPage: true });
+      if (l.key === 'arabic') await axeCheck(page, 'certificate-verify');
       await ctx.close();
     }
   });
@@ -130,6 +148,7 @@ describe('certificates', () => {
     assert.ok(!(await page.content()).includes('wrong person'), 'the public page shows the revocation reason');
     assert.equal(await page.locator('.links a').count(), 0, 'download links still offered');
     await page.screenshot({ path: artifact('certificate-verify-revoked.png'), fullPage: true });
+    await axeCheck(page, 'certificate-verify-revoked');
     await ctx.close();
     assert.equal((await fetch(c.pdf_url)).status, 410);
     assert.equal((await fetch(c.credential_url)).status, 410);
