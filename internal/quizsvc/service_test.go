@@ -581,7 +581,7 @@ func TestSweeperSkipsABrokenAttempt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rawDB(t, e).Exec("UPDATE quiz_attempts SET layout = 'not json' WHERE id = "+fmt.Sprint(broken.ID)); err != nil {
+		if _, err := rawDB(t, e).Exec("UPDATE quiz_attempts SET layout = 'not json' WHERE id = " + fmt.Sprint(broken.ID)); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Set(t0.Add(time.Hour))
