@@ -280,6 +280,27 @@ describe('test engine', () => {
     await ctx.close();
   });
 
+  it('one question per page with sequential navigation', async () => {
+    const testId = await makeTest('Paged', { test: '00:30:00' }, [pickA, pickA, pickA], { per_page: 1, navigation: 'sequential' });
+    const email = await learner(testId);
+    const { ctx, page } = await open(email, `/tests/${testId}`);
+    await startTest(page);
+    assert.deepEqual(await page.locator('section.q').evaluateAll((s) => s.map((x) => !x.hidden)), [true, false, false]);
+    assert.ok(await page.locator('#prev').isHidden(), 'no way back in sequential navigation');
+    assert.ok(await page.locator('#submit-button').isHidden(), 'submit only on the last page');
+    await page.locator('#next').focus();
+    await page.keyboard.press('Enter');
+    assert.deepEqual(await page.locator('section.q').evaluateAll((s) => s.map((x) => !x.hidden)), [false, true, false]);
+    assert.match(await page.locator('#page-no').textContent(), /Page 2 of 3/);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'q2-t', 'focus moves to the new page\'s question');
+    await page.locator('#next').focus();
+    await page.keyboard.press('Enter');
+    assert.ok(await page.locator('#next').isHidden());
+    assert.ok(await page.locator('#submit-button').isVisible());
+    await shot(page, 'quiz-paged.png');
+    await ctx.close();
+  });
+
   it('phone width and right-to-left', async () => {
     const close = new Date(Date.now() + 20 * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const testId = await makeTest('Phone', { test: '01:00:00' }, [pickA,
@@ -295,7 +316,7 @@ describe('test engine', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `horizontal scroll of ${overflow}px at 375px`);
     const small = await page.evaluate(() => [...document.querySelectorAll('button, select, input[type=text]')]
-      .filter((el) => el.getBoundingClientRect().height < 44).length);
+      .filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().height < 44).length);
     assert.equal(small, 0, 'targets under 44px');
     await shot(page, 'quiz-attempt-375-rtl.png');
     await ctx.close();

@@ -40,6 +40,7 @@ func attemptHeaders(w http.ResponseWriter) {
 }
 
 const attemptCSS = `
+[hidden]{display:none !important}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2433;background:#f4f6fa}
 main{max-width:46rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12);padding:1.25rem 1.5rem;margin:0 0 1rem}
@@ -232,7 +233,8 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
  data-deadline="{{if .A.Deadline}}{{.DeadlineRFC}}{{end}}" data-server-now="{{.A.ServerNowMS}}" data-seqs="{{.Seqs}}"
  data-msg-saved="{{t .Lang "saved"}}" data-msg-saving="{{t .Lang "saving"}}" data-msg-time-up="{{t .Lang "time_up"}}"
  data-msg-confirm="{{t .Lang "submit_confirm"}}" data-msg-minutes="{{t .Lang "minutes_left"}}" data-msg-minute="{{t .Lang "one_minute_left"}}"
- data-msg-seconds="{{t .Lang "seconds_left"}}">
+ data-msg-seconds="{{t .Lang "seconds_left"}}" data-per-page="{{.A.PerPage}}" data-navigation="{{.A.Navigation}}"
+ data-msg-prev="{{t .Lang "previous"}}" data-msg-next="{{t .Lang "next"}}" data-msg-page="{{t .Lang "page_of"}}">
 {{if .Open}}<div class="bar"><span>{{.TestName}}{{if eq .A.Mode "demo"}} · {{t .Lang "demo_badge"}}{{end}}</span>
 {{if .A.Deadline}}<span>{{t .Lang "time_left"}}: <span id="timer" class="timer" role="timer" aria-live="off">--:--</span></span>{{end}}
 <span id="save-status" class="status" aria-live="polite">{{t .Lang "saved"}}</span></div>
@@ -266,6 +268,7 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
 {{if .Feedback}}<p>{{t $.Lang "feedback"}}: {{.Feedback}}</p>{{end}}{{if .Comment}}<p>{{t $.Lang "comment"}}: {{.Comment}}</p>{{end}}{{if $q.Pending}}<p>{{t $.Lang "pending_one"}}</p>{{end}}</div>{{end}}{{end}}
 </section>{{end}}
 </form>
+{{if .Open}}<nav id="pager" class="card" hidden aria-label="{{t .Lang "pages"}}"><button type="button" class="secondary" id="prev">{{t .Lang "previous"}}</button> <span id="page-no" aria-live="polite"></span> <button type="button" id="next">{{t .Lang "next"}}</button></nav>{{end}}
 {{if .CanSubmit}}<form id="submit-form" class="card" method="post" action="{{.Base}}/attempts/{{.A.ID}}/submit"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="submit-button">{{t .Lang "submit"}}</button></form>{{end}}
 </main></div></body></html>`))
 

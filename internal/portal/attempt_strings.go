@@ -53,6 +53,10 @@ var attemptStrings = map[string]map[string]string{
 		"seconds_left":    "%d seconds left",
 		"submitted":       "Submitted",
 		"attempt":         "Attempt",
+		"previous":        "Previous",
+		"next":            "Next",
+		"page_of":         "Page %d of %d",
+		"pages":           "Pages",
 		"demo_badge":      "Demo — does not count",
 	},
 }
