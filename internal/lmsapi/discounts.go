@@ -8,6 +8,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/money"
+	"github.com/lectern-lms/lectern/internal/schedule"
 )
 
 // discountOwner is a kind of discount owner with its paths and parameter
@@ -60,9 +61,9 @@ func readDate(c *call, v *lms.Validator, name string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	t, err := time.Parse(dateLayout, s)
+	t, err := schedule.ParseDate(s)
 	if err != nil {
-		v.Add(name, "must be a date YYYY-MM-DD")
+		v.Add(name, "must be a date YYYY-MM-DD from "+schedule.MinDate.Format(dateLayout)+" to "+schedule.MaxDate.Format(dateLayout))
 	}
 	return t
 }

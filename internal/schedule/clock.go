@@ -34,11 +34,10 @@ func ParseClock(s string) (int, error) {
 		if p == "" || len(p) > 2 {
 			return 0, bad
 		}
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || (i > 0 && len(p) != 2) {
+		if !digits(p) || (i > 0 && len(p) != 2) {
 			return 0, bad
 		}
-		nums[i] = n
+		nums[i], _ = strconv.Atoi(p)
 	}
 	h, m, sec := nums[0], nums[1], nums[2]
 	if m > 59 || sec > 59 {
@@ -86,8 +85,29 @@ func Format24(min int) string {
 	return fmt.Sprintf("%02d:%02d", min/60, min%60)
 }
 
+// digits reports whether s is one or more ASCII digits (no sign, no space).
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Dates are bounded on input so that every instant derived from one (the
+// next day, a sitting ending after midnight, a year of monthly sittings)
+// stays within the four-digit years every store and format can hold.
+var (
+	MinDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxDate = time.Date(9000, 12, 31, 0, 0, 0, 0, time.UTC)
+)
+
 // ParseDate reads a calendar date YYYY-MM-DD (a real date: 2023-02-29 is
-// refused).
+// refused) from MinDate to MaxDate.
 func ParseDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -97,21 +117,30 @@ func ParseDate(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%q is not a calendar date YYYY-MM-DD", s)
 	}
+	if d.Before(MinDate) || d.After(MaxDate) {
+		return time.Time{}, fmt.Errorf("%q is out of range: dates run from %s to %s", s, MinDate.Format(time.DateOnly), MaxDate.Format(time.DateOnly))
+	}
 	return d, nil
 }
 
-// ParseHMS reads a duration written HH:MM:SS (hours may exceed 23;
-// minutes and seconds are 00-59).
+// MaxHMSHours bounds the hours of ParseHMS (over 11 years).
+const MaxHMSHours = 99999
+
+// ParseHMS reads a duration written HH:MM:SS: digits only, hours from 00 to
+// MaxHMSHours (may exceed 23), minutes and seconds 00-59.
 func ParseHMS(s string) (time.Duration, error) {
 	parts := strings.Split(strings.TrimSpace(s), ":")
-	bad := fmt.Errorf("%q is not a duration HH:MM:SS", s)
+	bad := fmt.Errorf("%q is not a duration HH:MM:SS (hours at most %d)", s, MaxHMSHours)
 	if len(parts) != 3 {
 		return 0, bad
 	}
 	var n [3]int
 	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || len(p) < 2 || (i > 0 && (len(p) != 2 || v > 59)) {
+		if !digits(p) || len(p) < 2 || len(p) > 5 || (i > 0 && len(p) != 2) {
+			return 0, bad
+		}
+		v, _ := strconv.Atoi(p)
+		if (i > 0 && v > 59) || v > MaxHMSHours {
 			return 0, bad
 		}
 		n[i] = v

@@ -152,15 +152,25 @@ func monthDay(first time.Time, k int) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// sitting is the plan's sitting on day.
+// Length is how long each of the plan's sittings lasts, in elapsed time:
+// end minus start on the wall clock, plus a day when the end is not after
+// the start.
+func (p Plan) Length() time.Duration {
+	m := p.EndMinute - p.StartMinute
+	if m <= 0 {
+		m += 24 * 60
+	}
+	return time.Duration(m) * time.Minute
+}
+
+// sitting is the plan's sitting on day: it starts at the wall-clock start
+// (moved past a spring-forward gap as clocks are, the first of the two
+// instants in an autumn fold) and lasts Length in elapsed time, so a
+// sitting in or across a daylight-saving change is never empty, backwards,
+// or longer or shorter than asked.
 func sitting(p Plan, day time.Time, seq int) lms.Occurrence {
 	start := wallTime(day, p.StartMinute, p.Zone.Loc)
-	endDay := day
-	if p.EndMinute <= p.StartMinute {
-		endDay = day.AddDate(0, 0, 1)
-	}
-	end := wallTime(endDay, p.EndMinute, p.Zone.Loc)
-	return lms.Occurrence{Seq: seq, Start: start.UTC(), End: end.UTC()}
+	return lms.Occurrence{Seq: seq, Start: start.UTC(), End: start.Add(p.Length()).UTC()}
 }
 
 // wallTime is min minutes after midnight on day in loc. A wall time that

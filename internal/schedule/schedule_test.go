@@ -196,14 +196,15 @@ func TestExpandAcrossDaylightSaving(t *testing.T) {
 	if got := occ[0].Start.Format(time.RFC3339) + " " + occ[1].Start.Format(time.RFC3339); got != "2026-03-07T14:00:00Z 2026-03-08T13:00:00Z" {
 		t.Errorf("starts = %s", got)
 	}
-	// A sitting across the autumn change (01:00-03:00 on 2026-11-01 in New
-	// York, when 01:00-02:00 happens twice) lasts three real hours.
+	// A sitting across the autumn change (00:00-03:00 on 2026-11-01 in New
+	// York, when 01:00-02:00 happens twice) lasts the three hours asked, in
+	// elapsed time (issue 12, item 3): it ends at 02:00 local.
 	occ, err = Expand(Plan{Date: day("2026-11-01"), StartMinute: 0, EndMinute: 180, Zone: ny})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := occ[0].End.Sub(occ[0].Start); d != 4*time.Hour {
-		t.Errorf("00:00-03:00 on the fall-back day lasts %v, want 4h", d)
+	if d := occ[0].End.Sub(occ[0].Start); d != 3*time.Hour {
+		t.Errorf("00:00-03:00 on the fall-back day lasts %v, want 3h", d)
 	}
 	// Sydney's summer time ends 2026-04-05: the offset goes from +11 to +10.
 	syd := zone(5)
@@ -276,5 +277,61 @@ func TestStatusAt(t *testing.T) {
 	all := []lms.Occurrence{{Start: at(20), End: at(21), Cancelled: true}}
 	if s, _, _ := StatusAt(all, at(8)); s != Past || !AllCancelled(all) || AllCancelled(occ) {
 		t.Errorf("fully cancelled: %s", s)
+	}
+}
+
+// TestExpandInDaylightSavingGap: sittings that start in a spring-forward
+// gap move forward with the clocks and keep their length in elapsed time;
+// they are never empty or backwards (issue 12, item 3).
+func TestExpandInDaylightSavingGap(t *testing.T) {
+	london := zone(28) // clocks go 01:00 GMT -> 02:00 BST on 2027-03-28
+	tests := []struct {
+		start, end int
+		wantStart  string
+		want       time.Duration
+	}{
+		{60, 120, "2027-03-28T01:00:00Z", time.Hour},
+		{90, 120, "2027-03-28T01:30:00Z", 30 * time.Minute},
+		{30, 150, "2027-03-28T00:30:00Z", 2 * time.Hour},
+		{120, 180, "2027-03-28T01:00:00Z", time.Hour},
+	}
+	for _, tt := range tests {
+		occ, err := Expand(Plan{Date: day("2027-03-28"), StartMinute: tt.start, EndMinute: tt.end, Zone: london, Repeat: RepeatDaily, Count: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := occ[0].Start.Format(time.RFC3339); got != tt.wantStart {
+			t.Errorf("%s-%s: starts %s, want %s", Format24(tt.start), Format24(tt.end), got, tt.wantStart)
+		}
+		for _, o := range occ {
+			if d := o.End.Sub(o.Start); d != tt.want {
+				t.Errorf("%s-%s: sitting %v lasts %v, want %v", Format24(tt.start), Format24(tt.end), o.Start, d, tt.want)
+			}
+		}
+	}
+}
+
+// TestParsersRefuseSignsAndOverflow (issue 12, items 4 and 7).
+func TestParsersRefuseSignsAndOverflow(t *testing.T) {
+	for _, s := range []string{"+9:+5", "-0:00", "+09:30", "9:-5", " 9 :30", "9:3 0", "0x9:00"} {
+		if m, err := ParseClock(s); err == nil {
+			t.Errorf("ParseClock(%q) = %d, want an error", s, m)
+		}
+	}
+	for _, s := range []string{"00:+1:00", "-1:00:00", "9223372036854775807:00:00", "100000:00:00", "00:00:+0", "00:60:00"} {
+		if d, err := ParseHMS(s); err == nil {
+			t.Errorf("ParseHMS(%q) = %v, want an error", s, d)
+		}
+	}
+	if d, err := ParseHMS("99999:59:59"); err != nil || d <= 0 {
+		t.Errorf("ParseHMS(99999:59:59) = %v, %v", d, err)
+	}
+	for _, s := range []string{"10000-01-01", "9999-12-31", "9001-01-01", "0001-01-01", "+2027-01-01"} {
+		if d, err := ParseDate(s); err == nil {
+			t.Errorf("ParseDate(%q) = %v, want an error", s, d)
+		}
+	}
+	if _, err := ParseDate("9000-12-31"); err != nil {
+		t.Errorf("ParseDate(9000-12-31): %v", err)
 	}
 }

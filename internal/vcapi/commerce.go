@@ -9,6 +9,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/money"
 	"github.com/lectern-lms/lectern/internal/pricing"
+	"github.com/lectern-lms/lectern/internal/schedule"
 )
 
 // A class's prices and discounts are the rows of the LMS API's shopping
@@ -304,9 +305,10 @@ func readDiscount(c *call, d *lms.Discount, create bool) error {
 			*f.dst, d.NeverExpire = time.Time{}, true
 			continue
 		}
-		t, err := time.Parse(time.DateOnly, strings.TrimSpace(strings.TrimSuffix(v, " 00:00:00")))
+		t, err := schedule.ParseDate(strings.TrimSuffix(v, " 00:00:00"))
 		if err != nil {
-			return fail("%s must be a date YYYY-MM-DD, not %q", f.name, v)
+			return fail("%s must be a date YYYY-MM-DD from %s to %s, not %q", f.name,
+				schedule.MinDate.Format(time.DateOnly), schedule.MaxDate.Format(time.DateOnly), v)
 		}
 		if f.end {
 			t, d.NeverExpire = t.AddDate(0, 0, 1), false
