@@ -1,9 +1,11 @@
 package lmsapi_test
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/lectern-lms/lectern/internal/apitest"
 )
@@ -81,6 +83,50 @@ func TestCharacterLimits(t *testing.T) {
 				Status: 400, Fields: []string{"course_name"}},
 			{Name: "user name of 255 é", Request: api("POST", "/users/create", map[string]any{"username": "e@example.com", "email": "e@example.com", "name": strings.Repeat("é", 255)}),
 				Status: 200},
+		})
+	})
+}
+
+// TestLiveClassRules: the LMS API applies the domain's plan (item 10),
+// keeps a sitting in a DST gap as long as asked (item 3) and bounds dates
+// (item 4), the same as /v2.
+func TestLiveClassRules(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		cls := func(date, start, end string) map[string]any {
+			return map[string]any{"title": "Rules", "date": date, "startTime": start, "endTime": end, "timezone": "28"}
+		}
+		id := create(t, e, "/liveClasses/create", cls("2027-03-28", "01:00", "02:00"), "data.id")
+		c, err := e.Store.LiveClass(context.Background(), e.Domain.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := c.Occurrences[0]; o.Start.Format(time.RFC3339) != "2027-03-28T01:00:00Z" || o.End.Sub(o.Start) != time.Hour {
+			t.Errorf("01:00-02:00 London on 2027-03-28 stored %v-%v, want 01:00Z for one hour", o.Start, o.End)
+		}
+		id = create(t, e, "/liveClasses/create", cls("2027-03-28", "01:30", "02:00"), "data.id")
+		c, _ = e.Store.LiveClass(context.Background(), e.Domain.ID, id)
+		if o := c.Occurrences[0]; o.End.Sub(o.Start) != 30*time.Minute {
+			t.Errorf("01:30-02:00 stored %v-%v, want 30 minutes", o.Start, o.End)
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "date past 9999", Request: api("POST", "/liveClasses/create", cls("10000-01-01", "10:00", "11:00")), Status: 400, Fields: []string{"date"}},
+			{Name: "date 9999-12-31", Request: api("POST", "/liveClasses/create", cls("9999-12-31", "10:00", "11:00")), Status: 400, Fields: []string{"date"}},
+			{Name: "signed time", Request: api("POST", "/liveClasses/create", cls("2030-01-01", "+9:+5", "11:00")), Status: 400, Fields: []string{"startTime"}},
+			{Name: "negative zero time", Request: api("POST", "/liveClasses/create", cls("2030-01-01", "-0:00", "11:00")), Status: 400, Fields: []string{"startTime"}},
+		})
+		course := create(t, e, "/courses/create", map[string]any{"course_name": "Dated"}, "data.course_id")
+		e.Scenarios(t, []Scenario{
+			{Name: "discount ending 9999-12-31", Request: api("POST", "/discounts/addCourseDiscount", map[string]any{"course_id": course,
+				"discount_type": "flat", "special_price": "1", "is_no_limit": 1, "start_date": "2030-01-01", "end_date": "9999-12-31"}),
+				Status: 400, Fields: []string{"end_date"}},
+		})
+		if err := e.Store.SetDomainPlan(context.Background(), e.Domain.ID, "free"); err != nil {
+			t.Fatal(err)
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "free plan: 2-hour class refused", Request: api("POST", "/liveClasses/create", cls("2030-01-01", "10:00", "12:00")),
+				Status: 400, Fields: []string{"endTime"}},
+			{Name: "free plan: 30-minute class", Request: api("POST", "/liveClasses/create", cls("2030-01-01", "10:00", "10:30")), Status: 200},
 		})
 	})
 }

@@ -47,10 +47,15 @@ func (a *API) createLiveClass(w http.ResponseWriter, r *http.Request, c *call) e
 	}
 	plan := schedule.Plan{Date: date, StartMinute: mins[0], EndMinute: mins[1], Zone: zone}
 	occ, _ := schedule.Expand(plan) // a single sitting cannot fail
-	cls, err := a.Store.CreateLiveClass(r.Context(), c.Domain.ID, lms.LiveClass{
+	cls := lms.LiveClass{
 		Title: title, Date: date.Format(time.DateOnly), StartMinute: mins[0], EndMinute: mins[1],
 		TimezoneID: zone.ID, TimezoneName: zone.IANA, Currency: "usd", Published: 1, Occurrences: occ,
-	})
+	}
+	// The domain's plan limits classes whichever API creates them.
+	if pv := lms.PlanOf(c.Domain.Plan).CheckClass(cls); pv != nil {
+		return lms.Invalidf("endTime", "%s", pv.Message)
+	}
+	cls, err = a.Store.CreateLiveClass(r.Context(), c.Domain.ID, cls)
 	if err != nil {
 		return err
 	}

@@ -212,29 +212,19 @@ func classZone(cls lms.LiveClass) (schedule.Zone, error) {
 	return schedule.LookupZone(cls.TimezoneName)
 }
 
-// sittingMinutes is the length of one sitting on the wall clock.
-func sittingMinutes(cls lms.LiveClass) int {
-	d := cls.EndMinute - cls.StartMinute
-	if d <= 0 {
-		d += 24 * 60
-	}
-	return d
-}
-
-// checkPlan enforces the domain's plan on a class.
+// checkPlan enforces the domain's plan on a class (lms.Plan.CheckClass,
+// the rule the LMS API applies too).
 func checkPlan(d store.Domain, cls lms.LiveClass) error {
-	plan := lms.PlanOf(d.Plan)
-	if plan.AttendeeSeats > 0 && cls.SeatAttendees > plan.AttendeeSeats {
-		return fail("Please enter less than %d Seat Attendees", plan.AttendeeSeats+1)
+	pv := lms.PlanOf(d.Plan).CheckClass(cls)
+	switch {
+	case pv == nil:
+		return nil
+	case pv.Limit == lms.LimitDuration:
+		return fail("%s (start_time to end_time)", pv.Message)
+	case pv.Limit == lms.LimitRecording:
+		return fail("%s: send record=0", pv.Message)
 	}
-	if plan.SessionMinutes > 0 && sittingMinutes(cls) > plan.SessionMinutes {
-		return fail("A class may last at most %d minutes on the %s plan; this one lasts %d (start_time to end_time)",
-			plan.SessionMinutes, plan.Name, sittingMinutes(cls))
-	}
-	if !plan.Recording && cls.Record != 0 {
-		return fail("Recording is not available on the %s plan: send record=0", plan.Name)
-	}
-	return nil
+	return fail("%s", pv.Message)
 }
 
 // schedule: a new class, or with cid an update of that class (as
@@ -343,7 +333,7 @@ func (a *API) classRecord(c *call, cls lms.LiveClass, now time.Time) obj {
 		{"ispaid", i(cls.IsPaid)},
 		{"currency", cls.Currency},
 		{"status", status},
-		{"duration", i(sittingMinutes(cls) * 60)},
+		{"duration", i(cls.SittingMinutes() * 60)},
 		{"repeat", i(cls.Repeat)},
 		{"is_recurring", i(b2i(cls.IsRecurring))},
 		{"weekdays", cls.Weekdays},

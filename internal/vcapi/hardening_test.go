@@ -1,9 +1,12 @@
 package vcapi_test
 
 import (
+	"context"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 )
@@ -54,5 +57,52 @@ func TestTextParameters(t *testing.T) {
 				t.Fatalf("refused: %s", msg)
 			}
 		})
+	})
+}
+
+// TestScheduleRules: /v2 sittings in a DST gap keep their length (item 3),
+// dates are bounded (item 4), times refuse signs (item 7), on both
+// databases.
+func TestScheduleRules(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		params := func(date, start, end string, extra ...string) url.Values {
+			v := url.Values{"title": {"Rules"}, "date": {date}, "start_time": {start}, "end_time": {end}, "timezone": {"28"}}
+			for i := 0; i+1 < len(extra); i += 2 {
+				v.Set(extra[i], extra[i+1])
+			}
+			return v
+		}
+		for _, tt := range []struct {
+			start, end string
+			want       time.Duration
+		}{{"01:00", "02:00", time.Hour}, {"01:30", "02:00", 30 * time.Minute}} {
+			id := scheduleID(t, e, params("2027-03-28", tt.start, tt.end, "is_recurring", "1", "repeat", "1", "end_classes_count", "3"))
+			n, _ := strconv.ParseInt(id, 10, 64)
+			c, err := e.Store.LiveClass(context.Background(), e.Domain.ID, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range c.Occurrences {
+				if d := o.End.Sub(o.Start); d != tt.want {
+					t.Errorf("%s-%s London from 2027-03-28: sitting %v-%v lasts %v, want %v", tt.start, tt.end, o.Start, o.End, d, tt.want)
+				}
+			}
+		}
+		for _, p := range []url.Values{
+			params("10000-01-01", "10:00", "11:00"),
+			params("9999-12-31", "23:00", "01:00"),
+			params("2030-01-01", "+9:+5", "11:00"),
+			params("2030-01-01", "-0:00", "11:00"),
+			params("2030-01-01", "10:00", "11:00", "is_recurring", "1", "repeat", "1", "end_date", "10000-01-01"),
+		} {
+			if msg := vcErr(t, e, "schedule", p); msg == "" {
+				t.Errorf("schedule %v accepted", p)
+			}
+		}
+		cid := scheduleID(t, e, params("2030-01-01", "10:00", "11:00"))
+		if msg := vcErr(t, e, "addSpecials", url.Values{"class_id": {cid}, "discount": {"1"}, "discount_type": {"flat"},
+			"start_date": {"2030-01-01"}, "end_date": {"9999-12-31"}}); msg == "" {
+			t.Error("a discount ending 9999-12-31 was accepted")
+		}
 	})
 }
