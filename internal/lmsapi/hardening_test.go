@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 // TestTextParameters: every parameter must be UTF-8 text without NUL, on
@@ -128,5 +129,33 @@ func TestLiveClassRules(t *testing.T) {
 				Status: 400, Fields: []string{"endTime"}},
 			{Name: "free plan: 30-minute class", Request: api("POST", "/liveClasses/create", cls("2030-01-01", "10:00", "10:30")), Status: 200},
 		})
+	})
+}
+
+// TestDeleteUserDeletesAttendance: deleting a user deletes their
+// attendance rows, as docs/api/users.md says, and no one else's (item 18).
+func TestDeleteUserDeletesAttendance(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		ann := user(t, e, "ann@example.com")
+		bob := user(t, e, "bob@example.com")
+		class := create(t, e, "/liveClasses/create", map[string]any{"title": "Attended", "date": "2030-01-01", "startTime": "10:00",
+			"endTime": "11:00", "timezone": "28"}, "data.id")
+		at := time.Date(2030, 1, 1, 10, 5, 0, 0, time.UTC)
+		ctx := context.Background()
+		for _, ref := range []int64{ann, bob} {
+			if err := e.Store.AddAttendance(ctx, e.Domain.ID, lms.AttendanceEvent{ClassID: class, OccurrenceSeq: 1, UserRef: itoa(ref),
+				UserName: "x", Kind: lms.AttendanceJoin, At: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r := e.Do(api("DELETE", "/users/delete", map[string]any{"email": "ANN@example.com"})); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if evs, err := e.Store.Attendance(ctx, e.Domain.ID, class, itoa(ann)); err != nil || len(evs) != 0 {
+			t.Errorf("deleted user's attendance: %v %v", evs, err)
+		}
+		if evs, err := e.Store.Attendance(ctx, e.Domain.ID, class, itoa(bob)); err != nil || len(evs) != 1 {
+			t.Errorf("other user's attendance: %v %v", evs, err)
+		}
 	})
 }

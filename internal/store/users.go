@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -72,7 +73,13 @@ func (s *Store) DeleteUserByEmail(ctx context.Context, domainID int64, email str
 		if err != nil {
 			return err
 		}
-		// Rows that reference users carry ON DELETE CASCADE.
+		// Rows that reference users carry ON DELETE CASCADE. Attendance
+		// names people by the classroom user id the launch carried, which
+		// for an LMS user is their id as text (as learn reads it back).
+		if _, err := tx.exec(ctx, "DELETE FROM attendance_events WHERE domain_id = ? AND user_ref = ?",
+			domainID, strconv.FormatInt(u.ID, 10)); err != nil {
+			return err
+		}
 		_, err = tx.exec(ctx, "DELETE FROM users WHERE domain_id = ? AND id = ?", domainID, u.ID)
 		return err
 	})
