@@ -94,7 +94,7 @@ describe('certificates', () => {
       assert.equal(await page.locator('#status').getAttribute('data-status'), 'valid', `${l.key}: status`);
       assert.equal((await page.locator('#learner').textContent()).trim(), l.name, `${l.key}: name`);
       assert.equal((await page.locator('#course').textContent()).trim(), 'Astronomy 101');
-      const dir = await page.locator('#learner').evaluate((el) => getComputedStyle(el).direction);
+      const dir = await page.locator('#learner bdi').evaluate((el) => getComputedStyle(el).direction);
       assert.equal(dir, l.rtl ? 'rtl' : 'ltr', `${l.key}: direction`);
       // The name is drawn (the screenshots show its glyphs; look at them).
       const widths = await page.locator('#learner').evaluate((el) => {
@@ -107,6 +107,21 @@ describe('certificates', () => {
       if (l.key === 'arabic') await axeCheck(page, 'certificate-verify');
       await ctx.close();
     }
+  });
+
+  it('the verify page in Arabic is laid out right to left', async () => {
+    const { ctx, page } = await openPage(`${certs.arabic.verify_url}?lang=ar`);
+    assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
+    assert.equal((await page.locator('#status').textContent()).trim(), '✓ شهادة صالحة');
+    // The labels column is on the right: the first <dt> starts right of
+    // the middle of the card.
+    const card = await page.locator('.card').boundingBox();
+    const dt = await page.locator('dt').first().boundingBox();
+    assert.ok(dt.x > card.x + card.width / 2, `first label at x=${dt.x}, card ${card.x}+${card.width}`);
+    await page.screenshot({ path: artifact('certificate-verify-ar.png'), fullPage: true });
+    await axeCheck(page, 'certificate-verify-ar');
+    await ctx.close();
   });
 
   it('the verify page fits a phone (375 px, no horizontal scroll)', async () => {

@@ -430,9 +430,22 @@ func TestCertificatePublicRoutes(t *testing.T) {
 		if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("verify page: %d %s", page.Status, page.Header.Get("Content-Type"))
 		}
-		for _, s := range []string{`data-status="valid"`, "فاطمة الزهراء", `dir="auto"`, "Astronomy 101", "Domain A", cert.FormatCode(code)} {
+		for _, s := range []string{`data-status="valid"`, "<bdi>فاطمة الزهراء</bdi>", "Astronomy 101", "Domain A", cert.FormatCode(code)} {
 			if !strings.Contains(string(page.Body), s) {
 				t.Errorf("verify page lacks %q", s)
+			}
+		}
+		// The page speaks the reader's language (?lang= or Accept-Language).
+		for _, tc := range []struct{ path, acceptLang, want string }{
+			{"/verify/" + code + "?lang=ar", "", `lang="ar" dir="rtl"`},
+			{"/verify/" + code + "?lang=ar", "", "شهادة صالحة"},
+			{"/verify/" + code, "de-DE,de;q=0.9", "Gültiges Zertifikat"},
+			{"/verify/" + code, "de-DE,de;q=0.9", time.Now().UTC().Format(time.DateOnly)},
+			{"/verify/NOTACODE", "ja", "修了証が見つかりません"},
+		} {
+			r := e.Do(Request{Method: "GET", Path: tc.path, NoAuth: true, Header: map[string]string{"Accept": "text/html", "Accept-Language": tc.acceptLang}})
+			if !strings.Contains(string(r.Body), tc.want) {
+				t.Errorf("%s (Accept-Language %q) lacks %q", tc.path, tc.acceptLang, tc.want)
 			}
 		}
 		if r := public(t, e, "/verify/NOTACODE", "text/html"); r.Status != 404 || !strings.Contains(string(r.Body), "No certificate has this code") {
