@@ -123,8 +123,15 @@ func ParseSignedLaunch(classID string, q url.Values) (Launch, string, error) {
 	return l, q.Get("sig"), err
 }
 
+// MinSecret is the shortest secret a link verifies with: an empty or
+// truncated secret (a corrupt row) verifies nothing.
+const MinSecret = 16
+
 // VerifySignedLaunch checks a plain launch URL's signature and expiry.
 func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) error {
+	if len(secret) < MinSecret {
+		return ErrInvalid
+	}
 	want := mac(derive(secret, "launch-sign-v1"), launchMessage(l))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrInvalid
@@ -184,6 +191,9 @@ func seal(secret []byte, purpose string, l Launch) string {
 }
 
 func open(secret []byte, purpose, token string, now time.Time) (Launch, error) {
+	if len(secret) < MinSecret {
+		return Launch{}, ErrInvalid
+	}
 	domain, enc, ok := strings.Cut(token, ".")
 	if !ok {
 		return Launch{}, ErrInvalid
@@ -267,6 +277,9 @@ func downloadMessage(purpose string, domain, id, expires int64) string {
 }
 
 func verifyDownload(purpose string, secret []byte, domain, id int64, expires int64, sig string, now time.Time) error {
+	if len(secret) < MinSecret {
+		return ErrInvalid
+	}
 	want := mac(derive(secret, purpose), downloadMessage(purpose, domain, id, expires))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrInvalid

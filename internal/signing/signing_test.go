@@ -173,3 +173,25 @@ func TestFileLink(t *testing.T) {
 		t.Errorf("expired: %v", err)
 	}
 }
+
+// TestEmptySecretVerifiesNothing: links signed with an empty secret never
+// verify (issue 12, item 14).
+func TestEmptySecretVerifiesNothing(t *testing.T) {
+	l := Launch{Domain: 1, Class: 2, UserID: "7", Expires: now.Add(time.Hour)}
+	for _, secret := range [][]byte{nil, {}, []byte("short")} {
+		u, _ := url.Parse(SignedLaunchURL("http://x", secret, l))
+		got, sig, err := ParseSignedLaunch("2", u.Query())
+		if err == nil && VerifySignedLaunch(secret, got, sig, now) == nil {
+			t.Errorf("a launch link signed with secret %q verifies", secret)
+		}
+		tok := strings.TrimPrefix(EncryptedLaunchURL("http://x", secret, l), "http://x/classroom/e/")
+		if _, err := DecryptLaunch(secret, tok, now); err == nil {
+			t.Errorf("an encrypted link sealed with secret %q opens", secret)
+		}
+		ru, _ := url.Parse(RecordingURL("http://x", secret, 1, 3, now.Add(time.Hour)))
+		exp, _ := strconv.ParseInt(ru.Query().Get("expires"), 10, 64)
+		if VerifyRecording(secret, 1, 3, exp, ru.Query().Get("sig"), now) == nil {
+			t.Errorf("a recording link signed with secret %q verifies", secret)
+		}
+	}
+}

@@ -48,11 +48,9 @@ func (s *Store) Attendance(ctx context.Context, domainID, classID int64, userRef
 	var out []lms.AttendanceEvent
 	for rows.Next() {
 		var e lms.AttendanceEvent
-		var at string
-		if err := rows.Scan(&e.ClassID, &e.OccurrenceSeq, &e.UserRef, &e.UserName, &e.IsTeacher, &e.Kind, &at); err != nil {
+		if err := rows.Scan(&e.ClassID, &e.OccurrenceSeq, &e.UserRef, &e.UserName, &e.IsTeacher, &e.Kind, timeCol(&e.At)); err != nil {
 			return nil, err
 		}
-		e.At = parseTime(at)
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -29,11 +29,9 @@ const discountCols = `id, item_kind, item_id, code, use_code, discount_limit, no
 func scanDiscount(row interface{ Scan(...any) error }) (lms.Discount, error) {
 	var d lms.Discount
 	var useCode, noLimit, never int
-	var start, end, created string
-	err := row.Scan(&d.ID, &d.Kind, &d.ItemID, &d.Code, &useCode, &d.Limit, &noLimit, &d.Type, &d.Value, &start, &end,
-		&never, &d.Used, &created)
+	err := row.Scan(&d.ID, &d.Kind, &d.ItemID, &d.Code, &useCode, &d.Limit, &noLimit, &d.Type, &d.Value, optTimeCol(&d.Start),
+		optTimeCol(&d.End), &never, &d.Used, timeCol(&d.CreatedAt))
 	d.UseCode, d.NoLimit, d.NeverExpire = useCode == 1, noLimit == 1, never == 1
-	d.Start, d.End, d.CreatedAt = optTime(start), optTime(end), parseTime(created)
 	return d, err
 }
 

@@ -105,12 +105,9 @@ const domainCols = "id, name, plan, response_style, launch_secret, created_at"
 
 func scanDomain(row interface{ Scan(...any) error }) (Domain, error) {
 	var d Domain
-	var secret, created string
-	if err := row.Scan(&d.ID, &d.Name, &d.Plan, &d.ResponseStyle, &secret, &created); err != nil {
+	if err := row.Scan(&d.ID, &d.Name, &d.Plan, &d.ResponseStyle, secretCol(&d.LaunchSecret), timeCol(&d.CreatedAt)); err != nil {
 		return Domain{}, err
 	}
-	d.LaunchSecret, _ = hex.DecodeString(secret)
-	d.CreatedAt = parseTime(created)
 	return d, nil
 }
 
@@ -162,8 +159,12 @@ func (s *Store) AuthLMS(ctx context.Context, domainID int64, key string) (Domain
 	if subtle.ConstantTimeCompare([]byte(given), []byte(stored)) != 1 {
 		return Domain{}, errUnauthorized
 	}
-	d.LaunchSecret, _ = hex.DecodeString(secret)
-	d.CreatedAt = parseTime(created)
+	if err := secretCol(&d.LaunchSecret).Scan(secret); err != nil {
+		return Domain{}, err
+	}
+	if err := timeCol(&d.CreatedAt).Scan(created); err != nil {
+		return Domain{}, err
+	}
 	return d, nil
 }
 
@@ -190,8 +191,12 @@ func (s *Store) AuthClassroom(ctx context.Context, key string) (Domain, error) {
 	if subtle.ConstantTimeCompare([]byte(given), []byte(stored)) != 1 {
 		return Domain{}, errUnauthorized
 	}
-	d.LaunchSecret, _ = hex.DecodeString(secret)
-	d.CreatedAt = parseTime(created)
+	if err := secretCol(&d.LaunchSecret).Scan(secret); err != nil {
+		return Domain{}, err
+	}
+	if err := timeCol(&d.CreatedAt).Scan(created); err != nil {
+		return Domain{}, err
+	}
 	return d, nil
 }
 
@@ -219,4 +224,33 @@ func (s *Store) updateDomain(ctx context.Context, domainID int64, col, value str
 		}
 		return nil
 	})
+}
+
+// minLaunchSecret is the shortest launch secret accepted from the store.
+const minLaunchSecret = 16
+
+// secretCol scans a domain's hex launch secret into *b. A value that does
+// not decode, or decodes too short, is an error: an empty or short key
+// must never sign or verify a launch link.
+type secretColScanner struct{ b *[]byte }
+
+func secretCol(b *[]byte) secretColScanner { return secretColScanner{b} }
+
+// Scan implements sql.Scanner.
+func (c secretColScanner) Scan(v any) error {
+	var s string
+	switch v := v.(type) {
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("store: launch secret is a %T, not text", v)
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) < minLaunchSecret {
+		return fmt.Errorf("store: corrupt launch secret (%d hex characters)", len(s))
+	}
+	*c.b = b
+	return nil
 }

@@ -15,13 +15,11 @@ const classCols = `id, owner_user_id, title, description, date, start_minute, en
 
 func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
 	var c lms.LiveClass
-	var created, updated string
 	err := row.Scan(&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
 		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
 		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
 		&c.IsLang, &c.IsRegion, &c.IsCorporate, &c.IsScreenshare, &c.IsPrivateChat, &c.Keyword, &c.Privacy,
-		&c.Published, &created, &updated)
-	c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)
+		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
 	return c, err
 }
 
@@ -185,11 +183,9 @@ func pageOccurrences(ctx context.Context, d db, domainID int64, classes []lms.Li
 	for rows.Next() {
 		var classID int64
 		var o lms.Occurrence
-		var start, end string
-		if err := rows.Scan(&classID, &o.ID, &o.Seq, &start, &end, &o.Cancelled); err != nil {
+		if err := rows.Scan(&classID, &o.ID, &o.Seq, timeCol(&o.Start), timeCol(&o.End), &o.Cancelled); err != nil {
 			return err
 		}
-		o.Start, o.End = parseTime(start), parseTime(end)
 		c := byID[classID]
 		c.Occurrences = append(c.Occurrences, o)
 	}

@@ -19,9 +19,8 @@ const schemeCols = "id, item_kind, item_id, price_minor, days, lifetime, numbert
 func scanScheme(row interface{ Scan(...any) error }) (lms.PricingScheme, error) {
 	var p lms.PricingScheme
 	var lifetime, subscription int
-	var created string
-	err := row.Scan(&p.ID, &p.Kind, &p.ItemID, &p.Price, &p.Days, &lifetime, &p.NumberTimes, &subscription, &created)
-	p.Lifetime, p.Subscription, p.CreatedAt = lifetime == 1, subscription == 1, parseTime(created)
+	err := row.Scan(&p.ID, &p.Kind, &p.ItemID, &p.Price, &p.Days, &lifetime, &p.NumberTimes, &subscription, timeCol(&p.CreatedAt))
+	p.Lifetime, p.Subscription = lifetime == 1, subscription == 1
 	return p, err
 }
 

@@ -230,12 +230,52 @@ const timeFormat = "2006-01-02T15:04:05Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
+// parseTime reads a stored instant, zero when it is not one. Scans should
+// use timeCol instead, which fails on a corrupt value.
 func parseTime(s string) time.Time {
 	t, err := time.Parse(timeFormat, s)
 	if err != nil {
 		return time.Time{}
 	}
 	return t
+}
+
+// storedTime scans a stored instant into *t. A value that is not one (a
+// corrupt row) is an error, so the read fails loudly instead of going on
+// with a zero time. An optional column holds "" for zero.
+type storedTime struct {
+	t        *time.Time
+	optional bool
+}
+
+// timeCol scans a required instant into t.
+func timeCol(t *time.Time) storedTime { return storedTime{t: t} }
+
+// optTimeCol scans an optional instant ("" for zero) into t.
+func optTimeCol(t *time.Time) storedTime { return storedTime{t: t, optional: true} }
+
+// Scan implements sql.Scanner.
+func (st storedTime) Scan(v any) error {
+	var s string
+	switch v := v.(type) {
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	case nil:
+	default:
+		return fmt.Errorf("store: stored time is a %T, not text", v)
+	}
+	if s == "" && st.optional {
+		*st.t = time.Time{}
+		return nil
+	}
+	t, err := time.Parse(timeFormat, s)
+	if err != nil {
+		return fmt.Errorf("store: corrupt stored time %q: %w", s, err)
+	}
+	*st.t = t
+	return nil
 }
 
 // now is the store's clock, truncated to seconds (the stored precision).

@@ -14,9 +14,7 @@ const userCols = "id, name, username, email, created_at"
 
 func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
 	var u lms.User
-	var created string
-	err := row.Scan(&u.ID, &u.Name, &u.Username, &u.Email, &created)
-	u.CreatedAt = parseTime(created)
+	err := row.Scan(&u.ID, &u.Name, &u.Username, &u.Email, timeCol(&u.CreatedAt))
 	return u, err
 }
 
