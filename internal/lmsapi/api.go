@@ -28,6 +28,9 @@ type API struct {
 	Store   *store.Store
 	Logger  *slog.Logger
 	Limiter *httpx.RateLimiter
+	// AuthGuard limits failed authentications per client address (nil:
+	// no limit).
+	AuthGuard *httpx.AuthGuard
 	// MaxBody is the largest request body accepted, in bytes.
 	MaxBody int64
 	// Now is the clock of quotes and leaderboard periods (time.Now when
@@ -92,8 +95,17 @@ func (a *API) wrap(h handlerFunc) http.Handler {
 				message: "this API answers only application/json; change the Accept header"})
 			return
 		}
+		if retry, blocked := a.AuthGuard.Blocked(r); blocked {
+			httpx.RetryAfter(w.Header(), retry)
+			a.writeError(w, r, &apiError{status: http.StatusTooManyRequests, code: "rate_limited",
+				message: "too many failed authentications from your address; retry after " + w.Header().Get("Retry-After") + " seconds"})
+			return
+		}
 		d, err := a.authenticate(r)
 		if err != nil {
+			if errors.As(err, new(*apiError)) {
+				a.AuthGuard.Failed(r)
+			}
 			a.writeError(w, r, err)
 			return
 		}

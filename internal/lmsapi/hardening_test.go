@@ -8,6 +8,8 @@ import (
 	"time"
 
 	. "github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -158,4 +160,31 @@ func TestDeleteUserDeletesAttendance(t *testing.T) {
 			t.Errorf("other user's attendance: %v %v", evs, err)
 		}
 	})
+}
+
+// TestFailedAuthRateLimit: wrong keys from one address are limited: after
+// httpx.AuthFailBurst failures the address gets 429 on both APIs, before
+// any key is checked, so a right key cannot be told apart (item 17).
+func TestFailedAuthRateLimit(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		wrong := e.Domain
+		wrong.LMSKey = "wrong-key"
+		for i := 0; i < httpx.AuthFailBurst; i++ {
+			if r := e.Do(Request{Method: "POST", Path: "/api/v1/users/list", Domain: &wrong}); r.Status != 401 {
+				t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "one more wrong key", Request: Request{Method: "POST", Path: "/api/v1/users/list", Domain: &wrong}, Status: 429,
+				Check: func(t *testing.T, r *Response) {
+					if r.Header.Get("Retry-After") == "" {
+						t.Error("no Retry-After")
+					}
+				}},
+			{Name: "the right key from the same address", Request: api("POST", "/users/list", nil), Status: 429},
+		})
+		if r := e.VC("listclass", url.Values{"apikey": {e.Domain.ClassroomKey}}); r.Status != 429 {
+			t.Errorf("classroom API from the same address: %d %s", r.Status, r.Body)
+		}
+	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 1000, 1000 })
 }

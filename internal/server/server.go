@@ -263,6 +263,8 @@ func (m *Main) Handler() http.Handler {
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
+	lms.AuthGuard = m.authGuard()
+	vc.AuthGuard = lms.AuthGuard
 	vc.Register(mux)
 	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now, Hub: m.Hub,
 		Check: m.SFU.CheckAnswer, ICE: m.iceServers, Converter: classroom.FindConverter()}

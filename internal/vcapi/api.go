@@ -31,6 +31,9 @@ type API struct {
 	Logger  *slog.Logger
 	Limiter *httpx.RateLimiter
 	MaxBody int64
+	// AuthGuard limits failed authentications per client address (nil:
+	// no limit).
+	AuthGuard *httpx.AuthGuard
 	// DefaultStyle is the JSON style for domains that chose none.
 	DefaultStyle string
 	// BaseURL is the server's public URL, for launch and recording links.
@@ -143,9 +146,15 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	errElem = op.errElem
+	if retry, blocked := a.AuthGuard.Blocked(r); blocked {
+		httpx.RetryAfter(w.Header(), retry)
+		writeErr(http.StatusTooManyRequests, "too many failed authentications from your address; retry after "+w.Header().Get("Retry-After")+" seconds")
+		return
+	}
 	d, err := a.Store.AuthClassroom(r.Context(), p.Get("apikey"))
 	if err != nil {
 		if errors.As(err, new(*apiError)) || isUnauthorized(err) {
+			a.AuthGuard.Failed(r)
 			writeErr(http.StatusOK, "Invalid API KEY")
 			return
 		}

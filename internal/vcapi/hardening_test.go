@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/httpx"
 )
 
 // vcError returns the error text of a classroom API answer ("" if none).
@@ -105,4 +107,21 @@ func TestScheduleRules(t *testing.T) {
 			t.Error("a discount ending 9999-12-31 was accepted")
 		}
 	})
+}
+
+// TestWrongKeyFlood: wrong classroom keys from one address are limited
+// (item 17): 300 tries no longer all get "Invalid API KEY".
+func TestWrongKeyFlood(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		limited := 0
+		for i := 0; i < 300; i++ {
+			r := e.VC("listclass", url.Values{"apikey": {"wrong-" + strconv.Itoa(i)}})
+			if r.Status == 429 {
+				limited++
+			}
+		}
+		if want := 300 - httpx.AuthFailBurst - 10; limited < want { // a few tokens may refill meanwhile
+			t.Errorf("%d of 300 wrong keys limited, want at least %d", limited, want)
+		}
+	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 1000, 1000 })
 }
