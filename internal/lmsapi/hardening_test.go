@@ -188,3 +188,30 @@ func TestFailedAuthRateLimit(t *testing.T) {
 		}
 	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 1000, 1000 })
 }
+
+// TestOneClock: the store reads the same injected clock as the APIs, so
+// a discount's expiry and stored times follow it (item 13).
+func TestOneClock(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		course := create(t, e, "/courses/create", map[string]any{"course_name": "Clocked"}, "data.course_id")
+		disc := map[string]any{"course_id": course, "discount_code": "ONCE", "is_use_discount_code": 1, "discount_type": "flat",
+			"special_price": "1", "is_no_limit": 1, "start_date": "2040-01-01", "end_date": "2040-01-31"}
+		e.Clock.Set(time.Date(2040, 1, 10, 12, 0, 0, 0, time.UTC))
+		defer e.Clock.Set(time.Time{})
+		e.Scenarios(t, []Scenario{
+			{Name: "first", Request: api("POST", "/discounts/addCourseDiscount", disc), Status: 200},
+			{Name: "same code while live", Request: api("POST", "/discounts/addCourseDiscount", disc), Status: 409},
+		})
+		e.Clock.Set(time.Date(2040, 3, 1, 12, 0, 0, 0, time.UTC))
+		e.Scenarios(t, []Scenario{
+			{Name: "same code once expired on the injected clock", Request: api("POST", "/discounts/addCourseDiscount", disc), Status: 200},
+		})
+		u, err := e.Store.CreateUser(context.Background(), e.Domain.ID, lms.User{Username: "c@example.com", Email: "c@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.CreatedAt.Year() != 2040 {
+			t.Errorf("created_at %v does not follow the injected clock", u.CreatedAt)
+		}
+	})
+}

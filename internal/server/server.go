@@ -75,7 +75,7 @@ func (m *Main) Open(ctx context.Context) error {
 		m.Logger = slog.Default()
 	}
 	m.openTestClock()
-	st, err := store.Open(ctx, store.Options{DatabaseURL: m.Config.DatabaseURL, DataDir: m.Config.DataDir})
+	st, err := store.Open(ctx, store.Options{DatabaseURL: m.Config.DatabaseURL, DataDir: m.Config.DataDir, Now: m.Now})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Store) deleteItem(ctx context.Context, domainID int64, kind string, id 
 func (s *Store) setStatus(ctx context.Context, domainID int64, kind string, id int64, status string) error {
 	return s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, "UPDATE "+itemTables[kind]+" SET status = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
-			status, formatTime(now()), domainID, id)
+			status, formatTime(s.now()), domainID, id)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func scanCourse(row interface{ Scan(...any) error }) (lms.Course, error) {
 // CreateCourse adds an unpublished course.
 func (s *Store) CreateCourse(ctx context.Context, domainID int64, c lms.Course) (lms.Course, error) {
 	c.Status = lms.Unpublished
-	c.CreatedAt, c.UpdatedAt = now(), now()
+	c.CreatedAt, c.UpdatedAt = s.now(), s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		c.ID, err = tx.insert(ctx, `INSERT INTO courses (domain_id, name, subtitle, instructor_description, highlight,
@@ -106,7 +106,7 @@ func (s *Store) UpdateCourse(ctx context.Context, domainID, id int64, edit func(
 			return err
 		}
 		edit(&c)
-		c.UpdatedAt = now()
+		c.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE courses SET name = ?, subtitle = ?, instructor_description = ?, highlight = ?,
 			description = ?, alias = ?, updated_at = ? WHERE domain_id = ? AND id = ?`,
 			c.Name, c.Subtitle, c.InstructorDescription, c.Highlight, c.Description, c.Alias, formatTime(c.UpdatedAt), domainID, id)
@@ -178,7 +178,7 @@ func scanTest(row interface{ Scan(...any) error }) (lms.Test, error) {
 // CreateTest adds an unpublished test, listed in the catalog.
 func (s *Store) CreateTest(ctx context.Context, domainID int64, t lms.Test) (lms.Test, error) {
 	t.Status, t.InCatalog = lms.Unpublished, true
-	t.CreatedAt, t.UpdatedAt = now(), now()
+	t.CreatedAt, t.UpdatedAt = s.now(), s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		t.ID, err = tx.insert(ctx, `INSERT INTO tests (domain_id, name, description, instructions, time_demo, time_test,
@@ -212,7 +212,7 @@ func (s *Store) UpdateTest(ctx context.Context, domainID, id int64, edit func(*l
 			return err
 		}
 		edit(&t)
-		t.UpdatedAt = now()
+		t.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE tests SET name = ?, description = ?, instructions = ?, time_demo = ?, time_test = ?,
 			in_catalog = ?, updated_at = ? WHERE domain_id = ? AND id = ?`,
 			t.Name, t.Description, t.Instructions, t.TimeDemo, t.TimeTest, b2i(t.InCatalog), formatTime(t.UpdatedAt), domainID, id)
@@ -257,7 +257,7 @@ func scanBundle(row interface{ Scan(...any) error }) (lms.Bundle, error) {
 
 // CreateBundle adds an empty bundle.
 func (s *Store) CreateBundle(ctx context.Context, domainID int64, b lms.Bundle) (lms.Bundle, error) {
-	b.CreatedAt, b.UpdatedAt = now(), now()
+	b.CreatedAt, b.UpdatedAt = s.now(), s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		b.ID, err = tx.insert(ctx, "INSERT INTO bundles (domain_id, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
@@ -311,7 +311,7 @@ func (s *Store) UpdateBundle(ctx context.Context, domainID, id int64, edit func(
 			return err
 		}
 		edit(&b)
-		b.UpdatedAt = now()
+		b.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, "UPDATE bundles SET name = ?, description = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
 			b.Name, b.Description, formatTime(b.UpdatedAt), domainID, id)
 		return err
@@ -360,7 +360,7 @@ func (s *Store) AddBundleItem(ctx context.Context, domainID, bundleID int64, it 
 		_, err := tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
 			SELECT domain_id, user_id, ?, ?, ?, ? FROM enrollments
 			WHERE domain_id = ? AND item_kind = ? AND item_id = ? AND source_bundle_id = 0`,
-			it.Kind, it.ID, bundleID, formatTime(now()), domainID, lms.KindBundle, bundleID)
+			it.Kind, it.ID, bundleID, formatTime(s.now()), domainID, lms.KindBundle, bundleID)
 		return err
 	})
 	return added, err

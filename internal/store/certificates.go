@@ -120,7 +120,7 @@ func insertTemplateVersion(ctx context.Context, tx db, domainID int64, t Certifi
 
 // CreateCertificateTemplate adds a template at version 1.
 func (s *Store) CreateCertificateTemplate(ctx context.Context, domainID int64, t CertificateTemplate) (CertificateTemplate, error) {
-	at := now()
+	at := s.now()
 	t.Version, t.CreatedAt, t.UpdatedAt = 1, at, at
 	err := s.tx(ctx, func(tx db) error {
 		var err error
@@ -172,7 +172,7 @@ func (s *Store) UpdateCertificateTemplate(ctx context.Context, domainID, id int6
 		if err := edit(&t); err != nil {
 			return err
 		}
-		at := now()
+		at := s.now()
 		t.Version++
 		t.UpdatedAt = at
 		res, err := tx.exec(ctx, "UPDATE certificate_templates SET name = ?, version = ?, updated_at = ? WHERE domain_id = ? AND id = ? AND version = ?",
@@ -237,7 +237,7 @@ func (s *Store) SetCourseCertificateTemplate(ctx context.Context, domainID, cour
 		}
 		_, err = tx.exec(ctx, `INSERT INTO course_certificate_templates (domain_id, course_id, template_id, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (domain_id, course_id) DO UPDATE SET template_id = excluded.template_id, updated_at = excluded.updated_at`,
-			domainID, courseID, templateID, formatTime(now()))
+			domainID, courseID, templateID, formatTime(s.now()))
 		return mapErr(err)
 	})
 }
@@ -367,7 +367,7 @@ func (s *Store) issueCertificate(ctx context.Context, domainID int64, in Certifi
 		if err := tx.queryRow(ctx, "SELECT name FROM domains WHERE id = ?", domainID).Scan(&issuer); err != nil {
 			return err
 		}
-		at := now()
+		at := s.now()
 		c = Certificate{DomainID: domainID, UserID: u.ID, CourseID: co.ID, TemplateID: templateID, TemplateVersion: version,
 			Code: in.NewCode(), LearnerName: u.Name, CourseTitle: co.Name, IssuerName: issuer,
 			IssuedAt: in.IssuedAt.UTC().Truncate(time.Second), Source: in.Source, CreatedAt: at}
@@ -538,7 +538,7 @@ func (s *Store) IssuerKeys(ctx context.Context, domainID int64) ([]IssuerKey, er
 // rotation). Without it, a domain that already has a key keeps it and
 // that key is returned (lazy creation racing with another process).
 func (s *Store) AddIssuerKey(ctx context.Context, domainID int64, k IssuerKey, retire bool) (IssuerKey, error) {
-	at := now()
+	at := s.now()
 	k.DomainID, k.CreatedAt = domainID, at
 	err := s.tx(ctx, func(tx db) error {
 		found, err := tx.exists(ctx, "SELECT 1 FROM domains WHERE id = ?", domainID)

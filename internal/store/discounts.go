@@ -125,7 +125,7 @@ func checkCode(ctx context.Context, tx db, domainID int64, d lms.Discount) error
 	var other int64
 	err := tx.queryRow(ctx, `SELECT id FROM discounts WHERE domain_id = ? AND code_key = ? AND id <> ?
 		AND (never_expire = 1 OR end_at = '' OR end_at > ?) ORDER BY id LIMIT 1`,
-		domainID, key, d.ID, formatTime(now())).Scan(&other)
+		domainID, key, d.ID, formatTime(tx.now())).Scan(&other)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -145,7 +145,7 @@ func (s *Store) AddDiscount(ctx context.Context, domainID int64, d lms.Discount)
 	if err := checkDiscount(&d); err != nil {
 		return d, err
 	}
-	d.CreatedAt = now()
+	d.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		if d.Kind != lms.KindGlobal {
 			if err := mustExist(ctx, tx, domainID, d.Kind, d.ItemID); err != nil {

@@ -61,7 +61,7 @@ func (s *Store) CreateDomain(ctx context.Context, name string) (Domain, Keys, er
 	keys := Keys{LMS: newKey("lk_"), Classroom: newKey("ck_")}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	d := Domain{Name: name, Plan: "unlimited", LaunchSecret: secret, CreatedAt: now()}
+	d := Domain{Name: name, Plan: "unlimited", LaunchSecret: secret, CreatedAt: s.now()}
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		d.ID, err = tx.insert(ctx, `INSERT INTO domains (name, lms_key_hash, classroom_key_hash, launch_secret, plan, created_at)

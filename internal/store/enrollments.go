@@ -38,7 +38,7 @@ func (s *Store) Enroll(ctx context.Context, domainID int64, kind string, itemID 
 		if err := mustExist(ctx, tx, domainID, kind, itemID); err != nil {
 			return err
 		}
-		at := formatTime(now())
+		at := formatTime(s.now())
 		res, err := tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
 			VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`, domainID, e.User.ID, kind, itemID, at)
 		if err != nil {

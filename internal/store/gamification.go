@@ -139,7 +139,7 @@ func (s *Store) SetPointRule(ctx context.Context, domainID int64, event string, 
 	err := s.tx(ctx, func(tx db) error {
 		_, err := tx.exec(ctx, `INSERT INTO point_rules (domain_id, event, points, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (domain_id, event) DO UPDATE SET points = excluded.points, updated_at = excluded.updated_at`,
-			domainID, event, points, formatTime(now()))
+			domainID, event, points, formatTime(s.now()))
 		return err
 	})
 	return PointRule{Event: event, Points: points}, err
@@ -209,7 +209,7 @@ func (s *Store) addPoints(ctx context.Context, tx db, domainID int64, e PointsEn
 	if err := lockUser(ctx, tx, domainID, e.UserID); err != nil {
 		return r, err
 	}
-	t := now()
+	t := s.now()
 	r.createdAt = e.CreatedAt.UTC().Truncate(time.Second)
 	if e.CreatedAt.IsZero() {
 		r.createdAt = t
@@ -306,7 +306,7 @@ func (s *Store) EvaluateBadges(ctx context.Context, domainID, userID int64) (Poi
 			return err
 		}
 		var err error
-		res, err = evaluateBadges(ctx, tx, domainID, userID, now())
+		res, err = evaluateBadges(ctx, tx, domainID, userID, s.now())
 		return err
 	})
 	return res, err
@@ -359,7 +359,7 @@ func scanBadge(row interface{ Scan(...any) error }) (Badge, error) {
 // evaluation.
 func (s *Store) CreateBadge(ctx context.Context, domainID int64, b Badge) (Badge, error) {
 	err := s.tx(ctx, func(tx db) error {
-		t := formatTime(now())
+		t := formatTime(s.now())
 		var err error
 		b.ID, err = tx.insert(ctx, `INSERT INTO badges (domain_id, description, points_required, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?)`, domainID, b.Description, b.PointsRequired, t, t)
@@ -404,7 +404,7 @@ func (s *Store) UpdateBadge(ctx context.Context, domainID, id int64, u BadgeUpda
 			b.PointsRequired = *u.PointsRequired
 		}
 		_, err = tx.exec(ctx, "UPDATE badges SET description = ?, points_required = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
-			b.Description, b.PointsRequired, formatTime(now()), domainID, id)
+			b.Description, b.PointsRequired, formatTime(s.now()), domainID, id)
 		return err
 	})
 	return b, err

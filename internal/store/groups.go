@@ -12,7 +12,7 @@ func (s *Store) CreateGroup(ctx context.Context, domainID int64, g lms.Group) (l
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		g.ID, err = tx.insert(ctx, "INSERT INTO user_groups (domain_id, name, description, created_at) VALUES (?, ?, ?, ?)",
-			domainID, g.Name, g.Description, formatTime(now()))
+			domainID, g.Name, g.Description, formatTime(s.now()))
 		return err
 	})
 	return g, err
@@ -51,7 +51,7 @@ func (s *Store) AddGroupMember(ctx context.Context, domainID, groupID, userID in
 			return err
 		}
 		res, err := tx.exec(ctx, `INSERT INTO group_members (domain_id, group_id, user_id, user_type, created_at)
-			VALUES (?, ?, ?, 'learner', ?) ON CONFLICT DO NOTHING`, domainID, groupID, u.ID, formatTime(now()))
+			VALUES (?, ?, ?, 'learner', ?) ON CONFLICT DO NOTHING`, domainID, groupID, u.ID, formatTime(s.now()))
 		if err != nil {
 			return err
 		}

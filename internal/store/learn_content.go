@@ -43,7 +43,7 @@ func (s *Store) UpdateCourseSettings(ctx context.Context, domainID, courseID int
 		_, err = tx.exec(ctx, `INSERT INTO course_settings (domain_id, course_id, navigation, timezone, attendance_percent, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (course_id) DO UPDATE SET navigation = excluded.navigation,
 			timezone = excluded.timezone, attendance_percent = excluded.attendance_percent, updated_at = excluded.updated_at`,
-			domainID, courseID, cs.Navigation, cs.Timezone, cs.AttendancePercent, formatTime(now()))
+			domainID, courseID, cs.Navigation, cs.Timezone, cs.AttendancePercent, formatTime(s.now()))
 		return err
 	})
 	return cs, err
@@ -86,7 +86,7 @@ func clampPosition(pos int, n int64) int {
 // CreateSection adds a section to a course at sc.Position (the end when 0
 // or past it).
 func (s *Store) CreateSection(ctx context.Context, domainID int64, sc lms.Section) (lms.Section, error) {
-	sc.CreatedAt, sc.UpdatedAt = now(), now()
+	sc.CreatedAt, sc.UpdatedAt = s.now(), s.now()
 	err := s.tx(ctx, func(tx db) error {
 		if err := mustExist(ctx, tx, domainID, lms.KindCourse, sc.CourseID); err != nil {
 			return err
@@ -152,7 +152,7 @@ func (s *Store) UpdateSection(ctx context.Context, domainID, id int64, title str
 			}
 			sc.Position = to
 		}
-		sc.UpdatedAt = now()
+		sc.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, "UPDATE course_sections SET title = ?, position = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
 			sc.Title, sc.Position, formatTime(sc.UpdatedAt), domainID, id)
 		return err
@@ -272,7 +272,7 @@ func checkLessonRefs(ctx context.Context, d db, domainID int64, l lms.Lesson) er
 // CreateLesson adds a lesson to a section at l.Position (the end when 0 or
 // past it); the course is the section's.
 func (s *Store) CreateLesson(ctx context.Context, domainID int64, l lms.Lesson) (lms.Lesson, error) {
-	l.CreatedAt, l.UpdatedAt = now(), now()
+	l.CreatedAt, l.UpdatedAt = s.now(), s.now()
 	l.Unlock = lms.Unlock{Days: -1}
 	err := s.tx(ctx, func(tx db) error {
 		sc, err := section(ctx, tx, domainID, l.SectionID)
@@ -367,7 +367,7 @@ func (s *Store) UpdateLesson(ctx context.Context, domainID, id int64, edit func(
 		if err := checkLessonRefs(ctx, tx, domainID, l); err != nil {
 			return err
 		}
-		l.UpdatedAt = now()
+		l.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE lessons SET title = ?, type = ?, is_required = ?, is_preview = ?, body_md = ?,
 			embed_provider = ?, embed_id = ?, file_id = ?, class_id = ?, class_seq = ?, test_id = ?, duration_s = ?, updated_at = ?
 			WHERE domain_id = ? AND id = ?`,
@@ -457,7 +457,7 @@ func (s *Store) MoveLesson(ctx context.Context, domainID, id, sectionID int64, p
 			}
 			l.SectionID = sectionID
 		}
-		l.UpdatedAt = now()
+		l.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, "UPDATE lessons SET section_id = ?, position = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
 			l.SectionID, l.Position, formatTime(l.UpdatedAt), domainID, id)
 		return err
@@ -566,7 +566,7 @@ func (s *Store) SetUnlock(ctx context.Context, domainID, id int64, u lms.Unlock)
 		}
 		if _, err := tx.exec(ctx, `UPDATE lessons SET unlock_at = ?, unlock_days = ?, unlock_class_id = ?, unlock_class_seq = ?,
 			updated_at = ? WHERE domain_id = ? AND id = ?`, u.At, u.Days, nullID(u.AfterClassID), u.AfterClassSeq,
-			formatTime(now()), domainID, id); err != nil {
+			formatTime(s.now()), domainID, id); err != nil {
 			return err
 		}
 		if _, err := tx.exec(ctx, "DELETE FROM lesson_prerequisites WHERE domain_id = ? AND lesson_id = ?", domainID, id); err != nil {
@@ -604,7 +604,7 @@ func (s *Store) AddOverride(ctx context.Context, domainID, courseID, userID, les
 			}
 		}
 		_, err := tx.exec(ctx, `INSERT INTO unlock_overrides (domain_id, course_id, user_id, lesson_id, created_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, domainID, courseID, userID, lessonID, formatTime(now()))
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, domainID, courseID, userID, lessonID, formatTime(s.now()))
 		return err
 	})
 }
@@ -650,7 +650,7 @@ func (s *Store) Overrides(ctx context.Context, domainID, courseID, userID int64)
 
 // CreateFile records an uploaded file already in the blob store.
 func (s *Store) CreateFile(ctx context.Context, domainID int64, f lms.LearnFile) (lms.LearnFile, error) {
-	f.CreatedAt = now()
+	f.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		f.ID, err = tx.insert(ctx, `INSERT INTO learn_files (domain_id, blob_key, name, content_type, size, created_at)

@@ -137,7 +137,7 @@ func (s *Store) UpdateProgress(ctx context.Context, domainID int64, l lms.Lesson
 		// single writer serialises anyway), so two reports of watched
 		// ranges at once merge instead of one overwriting the other.
 		if _, err := tx.exec(ctx, `INSERT INTO lesson_progress (domain_id, course_id, lesson_id, user_id, updated_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, lesson_id) DO NOTHING`, domainID, l.CourseID, l.ID, userID, formatTime(now())); err != nil {
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, lesson_id) DO NOTHING`, domainID, l.CourseID, l.ID, userID, formatTime(s.now())); err != nil {
 			return mapErr(err)
 		}
 		q := "SELECT " + progressCols + " FROM lesson_progress WHERE domain_id = ? AND lesson_id = ? AND user_id = ?"
@@ -153,7 +153,7 @@ func (s *Store) UpdateProgress(ctx context.Context, domainID int64, l lms.Lesson
 			p.Watched = [][2]int{}
 		}
 		watched, _ := json.Marshal(p.Watched)
-		p.UpdatedAt = now()
+		p.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE lesson_progress SET opened_at = ?, marked_at = ?, watched = ?, position = ?, updated_at = ?
 			WHERE domain_id = ? AND lesson_id = ? AND user_id = ?`, formatOptTime(p.OpenedAt), formatOptTime(p.MarkedAt),
 			string(watched), p.Position, formatTime(p.UpdatedAt), domainID, l.ID, userID)
@@ -175,7 +175,7 @@ func (s *Store) CompleteLesson(ctx context.Context, domainID int64, l lms.Lesson
 		res, err := tx.exec(ctx, `INSERT INTO lesson_progress (domain_id, course_id, lesson_id, user_id, completed_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, lesson_id) DO UPDATE SET completed_at = excluded.completed_at,
 			updated_at = excluded.updated_at WHERE lesson_progress.completed_at = ''`,
-			domainID, l.CourseID, l.ID, userID, formatTime(at), formatTime(now()))
+			domainID, l.CourseID, l.ID, userID, formatTime(at), formatTime(s.now()))
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (s *Store) UncompleteLesson(ctx context.Context, domainID, lessonID, userID
 	cleared := false
 	err := s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, `UPDATE lesson_progress SET completed_at = '', updated_at = ? WHERE domain_id = ? AND lesson_id = ?
-			AND user_id = ? AND completed_at <> ''`, formatTime(now()), domainID, lessonID, userID)
+			AND user_id = ? AND completed_at <> ''`, formatTime(s.now()), domainID, lessonID, userID)
 		if err != nil {
 			return err
 		}
@@ -354,7 +354,7 @@ func (s *Store) ServerSecret(ctx context.Context, purpose string) ([]byte, error
 	rand.Read(b)
 	err := s.tx(ctx, func(tx db) error {
 		_, err := tx.exec(ctx, "INSERT INTO server_secrets (purpose, secret, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-			purpose, hex.EncodeToString(b), formatTime(now()))
+			purpose, hex.EncodeToString(b), formatTime(s.now()))
 		return err
 	})
 	if err != nil {

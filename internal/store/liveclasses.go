@@ -36,7 +36,7 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 	if len(c.Occurrences) == 0 {
 		return lms.LiveClass{}, errors.New("store: a live class needs at least one occurrence")
 	}
-	c.CreatedAt, c.UpdatedAt = now(), now()
+	c.CreatedAt, c.UpdatedAt = s.now(), s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		c.ID, err = tx.insert(ctx, `INSERT INTO live_classes (domain_id, owner_user_id, title, description, date, start_minute,
@@ -56,7 +56,7 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 // UpdateLiveClass replaces a class's fields and, when occ is non-nil, its
 // occurrences (cancellations of the old ones are dropped with them).
 func (s *Store) UpdateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass, occ []lms.Occurrence) (lms.LiveClass, error) {
-	c.UpdatedAt = now()
+	c.UpdatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, `UPDATE live_classes SET owner_user_id = ?, title = ?, description = ?, date = ?,
 			start_minute = ?, end_minute = ?, timezone_id = ?, timezone_name = ?, is_recurring = ?, repeat_kind = ?,

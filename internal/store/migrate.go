@@ -104,7 +104,7 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 		if err != nil {
 			return applied, err
 		}
-		d := db{r: tx, pg: s.pg}
+		d := db{r: tx, pg: s.pg, s: s}
 		done, err := d.exists(ctx, "SELECT 1 FROM schema_migrations WHERE version = ?", m.version)
 		if err != nil || done {
 			tx.Rollback()
@@ -118,7 +118,7 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 			return applied, fmt.Errorf("migration %s: %w", m.name, err)
 		}
 		if _, err := d.exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-			m.version, m.name, formatTime(now())); err != nil {
+			m.version, m.name, formatTime(s.now())); err != nil {
 			tx.Rollback()
 			return applied, fmt.Errorf("record migration %s: %w", m.name, err)
 		}

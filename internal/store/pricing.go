@@ -48,7 +48,7 @@ func (s *Store) AddPricingScheme(ctx context.Context, domainID int64, p lms.Pric
 	if err := checkScheme(&p); err != nil {
 		return p, err
 	}
-	p.CreatedAt = now()
+	p.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		if err := mustExist(ctx, tx, domainID, p.Kind, p.ItemID); err != nil {
 			return err

@@ -60,7 +60,7 @@ func optionalCategoryID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id
 // CreateProduct adds a product, not published. A second product with the
 // same SKU (compared exactly) in the domain is a conflict.
 func (s *Store) CreateProduct(ctx context.Context, domainID int64, p Product) (Product, error) {
-	p.CreatedAt = now()
+	p.CreatedAt = s.now()
 	p.UpdatedAt = p.CreatedAt
 	p.Status = ProductNotPublished
 	err := s.tx(ctx, func(tx db) error {
@@ -179,7 +179,7 @@ func (s *Store) UpdateProduct(ctx context.Context, domainID, id int64, u Product
 		if u.Status != nil {
 			p.Status = *u.Status
 		}
-		p.UpdatedAt = now()
+		p.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE products SET name = ?, description = ?, price_cents = ?, shipping_cents = ?,
 			category_id = ?, status = ?, updated_at = ? WHERE domain_id = ? AND id = ?`,
 			p.Name, p.Description, p.PriceCents, p.ShippingCents, optionalCategoryID(p.CategoryID), p.Status, formatTime(p.UpdatedAt),
@@ -206,7 +206,7 @@ func scanProductCategory(row interface{ Scan(...any) error }) (ProductCategory, 
 // CreateProductCategory adds a category. A non-zero UserID must be one of
 // the domain's users.
 func (s *Store) CreateProductCategory(ctx context.Context, domainID int64, c ProductCategory) (ProductCategory, error) {
-	c.CreatedAt = now()
+	c.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		if c.UserID != 0 {
 			found, err := tx.exists(ctx, "SELECT 1 FROM users WHERE domain_id = ? AND id = ?", domainID, c.UserID)
@@ -247,7 +247,7 @@ func (s *Store) UpdateProductCategory(ctx context.Context, domainID, id int64, n
 			c.IsStatus = *isStatus
 		}
 		_, err = tx.exec(ctx, "UPDATE product_categories SET name = ?, is_status = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
-			c.Name, c.IsStatus, formatTime(now()), domainID, id)
+			c.Name, c.IsStatus, formatTime(s.now()), domainID, id)
 		return err
 	})
 	return c, err
@@ -262,7 +262,7 @@ func (s *Store) DeleteProductCategory(ctx context.Context, domainID, id int64) (
 			return err
 		}
 		res, err := tx.exec(ctx, "UPDATE products SET category_id = NULL, updated_at = ? WHERE domain_id = ? AND category_id = ?",
-			formatTime(now()), domainID, id)
+			formatTime(s.now()), domainID, id)
 		if err != nil {
 			return err
 		}

@@ -75,7 +75,7 @@ func (s *Store) CreateQuestions(ctx context.Context, domainID int64, qs []Questi
 }
 
 func createQuestion(ctx context.Context, tx db, domainID int64, q Question) (Question, error) {
-	at := now()
+	at := tx.now()
 	id, err := tx.insert(ctx, `INSERT INTO quiz_questions (domain_id, category, created_at, updated_at) VALUES (?, ?, ?, ?)`,
 		domainID, q.Category, formatTime(at), formatTime(at))
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Store) UpdateQuestion(ctx context.Context, domainID, id int64, edit fun
 		if err := edit(&q); err != nil {
 			return err
 		}
-		q.UpdatedAt = now()
+		q.UpdatedAt = s.now()
 		if err := addVersion(ctx, tx, domainID, &q); err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (s *Store) UpdateQuestion(ctx context.Context, domainID, id int64, edit fun
 func (s *Store) DeleteQuestion(ctx context.Context, domainID, id int64) error {
 	return s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, "UPDATE quiz_questions SET deleted = 1, updated_at = ? WHERE domain_id = ? AND id = ? AND deleted = 0",
-			formatTime(now()), domainID, id)
+			formatTime(s.now()), domainID, id)
 		if err != nil {
 			return err
 		}
@@ -334,7 +334,7 @@ func (s *Store) AddSlot(ctx context.Context, domainID int64, sl Slot) (Slot, err
 		}
 		sl.ID, err = tx.insert(ctx, `INSERT INTO quiz_slots (domain_id, test_id, position, question_id, category, tag, draw_count, points_milli, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, domainID, sl.TestID, sl.Position, sl.QuestionID, sl.Category, sl.Tag, sl.DrawCount,
-			sl.PointsMilli, formatTime(now()))
+			sl.PointsMilli, formatTime(s.now()))
 		return err
 	})
 	return sl, err
@@ -420,7 +420,7 @@ func (s *Store) SetTestSettings(ctx context.Context, domainID, testID int64, edi
 		}
 		_, err = tx.exec(ctx, `INSERT INTO quiz_settings (domain_id, test_id, settings, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (test_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`,
-			domainID, testID, js, formatTime(now()))
+			domainID, testID, js, formatTime(s.now()))
 		return err
 	})
 	return js, err
@@ -456,7 +456,7 @@ func (s *Store) SetQuizOverride(ctx context.Context, domainID int64, o QuizOverr
 				return err
 			}
 		}
-		o.UpdatedAt = now()
+		o.UpdatedAt = s.now()
 		closeAt := ""
 		if !o.CloseAt.IsZero() {
 			closeAt = formatTime(o.CloseAt)

@@ -115,7 +115,7 @@ func (s *Store) StartAttempt(ctx context.Context, domainID, testID, userID int64
 				}
 			}
 			a = *fresh
-			a.TestID, a.UserID, a.AttemptNo, a.UpdatedAt = testID, userID, n+1, now()
+			a.TestID, a.UserID, a.AttemptNo, a.UpdatedAt = testID, userID, n+1, s.now()
 			if a.Source == "" {
 				a.Source = "portal"
 			}
@@ -223,7 +223,7 @@ func (s *Store) UpdateAttempt(ctx context.Context, domainID, id int64, edit func
 		if err != nil {
 			return err
 		}
-		a.UpdatedAt = now()
+		a.UpdatedAt = s.now()
 		if _, err := tx.exec(ctx, `UPDATE quiz_attempts SET state = ?, deadline = ?, next_check = ?, finished_at = ?, score_milli = ?,
 			max_milli = ?, updated_at = ? WHERE domain_id = ? AND id = ?`, a.State, formatOptTime(a.Deadline), formatOptTime(a.NextCheck),
 			formatOptTime(a.FinishedAt), a.ScoreMilli, a.MaxMilli, formatTime(a.UpdatedAt), domainID, id); err != nil {
@@ -392,7 +392,7 @@ func (s *Store) AttachClassTest(ctx context.Context, domainID, classID, testID i
 			return err
 		}
 		_, err := tx.exec(ctx, "INSERT INTO quiz_class_tests (domain_id, class_id, test_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-			domainID, classID, testID, formatTime(now()))
+			domainID, classID, testID, formatTime(s.now()))
 		return err
 	})
 }

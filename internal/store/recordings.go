@@ -25,7 +25,7 @@ func scanRecording(row interface{ Scan(...any) error }) (lms.Recording, error) {
 
 // AddRecording records a file already written to the blob store.
 func (s *Store) AddRecording(ctx context.Context, domainID int64, r lms.Recording) (lms.Recording, error) {
-	r.CreatedAt = now()
+	r.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		ok, err := itemExists(ctx, tx, domainID, lms.KindClass, r.ClassID)
 		if err != nil {

@@ -29,6 +29,9 @@ type Store struct {
 	// wdb serves writes. For SQLite it holds a single connection, so writers
 	// queue in Go instead of failing with SQLITE_BUSY.
 	wdb *sql.DB
+	// Now is the clock (time.Now when nil): the same one the APIs use,
+	// set from Options.Now.
+	Now func() time.Time
 }
 
 // Options configures Open.
@@ -38,10 +41,21 @@ type Options struct {
 	// file:PATH name another SQLite file.
 	DatabaseURL string
 	DataDir     string
+	// Now is the store's clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Open connects to the database. It does not migrate; call Migrate.
 func Open(ctx context.Context, o Options) (*Store, error) {
+	s, err := open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	s.Now = o.Now
+	return s, nil
+}
+
+func open(ctx context.Context, o Options) (*Store, error) {
 	u := o.DatabaseURL
 	switch {
 	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
@@ -137,7 +151,11 @@ type runner interface {
 type db struct {
 	r  runner
 	pg bool
+	s  *Store // for its clock
 }
+
+// now is the store's clock (see Store.now).
+func (d db) now() time.Time { return d.s.now() }
 
 func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	return d.r.ExecContext(ctx, rebind(q, d.pg), args...)
@@ -176,7 +194,7 @@ func (d db) exists(ctx context.Context, q string, args ...any) (bool, error) {
 }
 
 // read returns a handle for reads outside a transaction.
-func (s *Store) read() db { return db{r: s.rdb, pg: s.pg} }
+func (s *Store) read() db { return db{r: s.rdb, pg: s.pg, s: s} }
 
 // tx runs fn in a write transaction, committing if fn returns nil.
 func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
@@ -184,7 +202,7 @@ func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(db{r: t, pg: s.pg}); err != nil {
+	if err := fn(db{r: t, pg: s.pg, s: s}); err != nil {
 		t.Rollback()
 		return err
 	}
@@ -278,8 +296,17 @@ func (st storedTime) Scan(v any) error {
 	return nil
 }
 
-// now is the store's clock, truncated to seconds (the stored precision).
-func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+// now is the store's clock (Options.Now), in UTC, truncated to seconds
+// (the stored precision). It is the one clock of every stored instant and
+// of every rule the store applies (a discount's expiry, a login link's).
+func (s *Store) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
+
+func (s *Store) clock() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
 
 // placeholders returns "?, ?, ?" for n values.
 func placeholders(n int) string {

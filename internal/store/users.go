@@ -21,7 +21,7 @@ func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
 // CreateUser adds a user. A second user with the same email (compared
 // case-insensitively) in the domain is a conflict.
 func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms.User, error) {
-	u.CreatedAt = now()
+	u.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		var err error
 		u.ID, err = tx.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at)
