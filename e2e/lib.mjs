@@ -764,3 +764,18 @@ export function serverForTests(name, opts = {}) {
   });
   return server;
 }
+
+// pdfText answers the text of a PDF file (pdftotext, UTF-8).
+export async function pdfText(file) {
+  const { stdout } = await execFileP('pdftotext', ['-enc', 'UTF-8', file, '-'], { timeout: 30_000 });
+  return stdout;
+}
+
+// pdfQRCodes answers the QR codes on a PDF's first page: the page rendered
+// at 150 dpi (pdftoppm), read by zbarimg.
+export async function pdfQRCodes(file) {
+  const png = `${file}.page`;
+  await execFileP('pdftoppm', ['-r', '150', '-png', '-singlefile', '-f', '1', '-l', '1', file, png], { timeout: 30_000 });
+  const { stdout } = await execFileP('zbarimg', ['--quiet', '--raw', '-Sqrcode.enable', `${png}.png`], { timeout: 30_000 });
+  return stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+}

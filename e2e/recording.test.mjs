@@ -469,7 +469,14 @@ describe('recorded as the whole tab (isRecordingLayout=1)', () => {
     await click(teacher, '#toggle-cam');
     await teacher.page.locator('#chat-input').fill('On the tab recording');
     await teacher.page.locator('#chat-send').click();
-    await sleep(8_000);
+    // The camera goes off for 2 s and on again: a new stream, the same file.
+    await sleep(3_000);
+    await click(teacher, '#toggle-cam');
+    const camOff = Date.now();
+    await sleep(2_000);
+    await click(teacher, '#toggle-cam');
+    const camOn = Date.now();
+    await sleep(3_000);
     await teacher.screenshot('recording-tab-teacher-live.png');
     const endAt = Date.now();
     await click(teacher, '#end-class');
@@ -495,5 +502,27 @@ describe('recorded as the whole tab (isRecordingLayout=1)', () => {
     // What was recorded: a frame of the tab, to look at.
     await execFileP('ffmpeg', ['-nostdin', '-v', 'error', '-y', '-ss', String(Math.max(0, dur / 1000 - 1.5)), '-i', file, '-frames:v', '1', artifact('recording-tab-frame.png')], { timeout: 20_000 });
     log('tab frame: e2e/artifacts/recording-tab-frame.png');
+
+    // The camera, off for 2 s: one file of two spans, the time off cut out.
+    const html = await (await fetch(rec.record_path)).text();
+    const boot = JSON.parse(/<script id="lectern-boot" type="application\/json">([\s\S]*?)<\/script>/.exec(html)[1]);
+    const cams = boot.files.filter((f) => f.label === 'camera');
+    assert.equal(cams.length, 1, `want one camera file for a camera turned off and on, got ${JSON.stringify(cams.map((f) => f.name))}`);
+    const lines = (await (await fetch(new URL(boot.events, rec.record_path))).text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const t0 = Date.parse(lines.find((l) => l.type === 'recording' && l.action === 'start').at);
+    const close = lines.find((l) => l.type === 'file' && l.action === 'close' && l.name === cams[0].name);
+    log(`camera file ${cams[0].name}: spans ${JSON.stringify(close?.spans)}; camera off at ${camOff - t0} ms, on at ${camOn - t0} ms`);
+    assert.equal(close?.spans?.length, 2, 'the camera file has not two spans');
+    const [[, end1], [start2, end2]] = close.spans;
+    assert.ok(Math.abs(end1 - (camOff - t0)) <= 700, `the first span ends at ${end1} ms, the camera went off at ${camOff - t0} ms`);
+    assert.ok(start2 >= camOn - t0 && start2 <= camOn - t0 + 1_500, `the second span starts at ${start2} ms, the camera came on at ${camOn - t0} ms`);
+    const camFile = artifact('recording-tab-camera.webm');
+    fs.writeFileSync(camFile, Buffer.from(await (await fetch(new URL(cams[0].url, rec.record_path))).arrayBuffer()));
+    const camInfo = await ffprobe(camFile);
+    const held = close.spans.reduce((n, [a, b]) => n + b - a, 0);
+    const camDur = Number(camInfo.format?.duration) * 1000;
+    log(`camera file: ffprobe ${JSON.stringify(camInfo)}; the spans hold ${held} ms (to ${end2} ms)`);
+    assert.ok(Math.abs(camDur - held) <= 100, `the camera file lasts ${camDur} ms, its spans hold ${held} ms`);
+    assert.equal(await decodeErrors(camFile), '', 'the camera file decodes with errors');
   });
 });

@@ -19,7 +19,10 @@ const PlaybackFileTTL = 6 * time.Hour
 
 // playbackFile is one file of a recording as the playback page sees it.
 type playbackFile struct {
-	URL         string `json:"url"`
+	URL string `json:"url"`
+	// Name is the file's name, as the event log's file lines know it
+	// (their spans tell where a file with cuts plays).
+	Name        string `json:"name"`
 	Role        string `json:"role"`
 	UserID      string `json:"userId"`
 	Label       string `json:"label"`
@@ -94,7 +97,7 @@ func (p *Pages) playback(w http.ResponseWriter, r *http.Request) {
 			boot["events"] = url
 			continue
 		}
-		out = append(out, playbackFile{URL: url, Role: f.Role, UserID: f.UserRef, Label: f.Label, ContentType: f.ContentType,
+		out = append(out, playbackFile{URL: url, Name: f.Name, Role: f.Role, UserID: f.UserRef, Label: f.Label, ContentType: f.ContentType,
 			StartMS: f.StartMS, DurationMS: f.DurationMS, Width: f.Width, Height: f.Height})
 	}
 	if len(files) == 0 && rec.BlobKey != "" { // an imported file

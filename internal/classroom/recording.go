@@ -147,6 +147,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 	for i, seg := range segs {
 		r := rows[seg]
 		var out []lms.RecordingFile
+		spans := map[string][]record.Span{} // of the files with cuts, by blob key
 		var start, end int64 = -1, 0
 		for _, f := range files {
 			// Joined (isVideo 1): one row holds every file.
@@ -160,6 +161,9 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 			case slices.Contains(f.Kinds, "audio"):
 				ctype = `video/webm; codecs="vp8,opus"`
 			}
+			if len(f.Spans) > 1 {
+				spans[path.Join(s.prefix, f.Name)] = f.Spans
+			}
 			out = append(out, lms.RecordingFile{Role: "media", BlobKey: path.Join(s.prefix, f.Name), Name: f.Name,
 				ContentType: ctype, UserRef: f.UserID, Label: f.Label, StartMS: f.StartMs, DurationMS: f.DurationMs,
 				Width: f.Width, Height: f.Height, Size: f.Size})
@@ -167,6 +171,9 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 				start = f.StartMs
 			}
 			end = max(end, f.StartMs+f.DurationMs)
+			if len(f.Spans) > 0 {
+				end = max(end, f.Spans[len(f.Spans)-1].EndMs)
+			}
 		}
 		out = append(out, lms.RecordingFile{Role: "events", BlobKey: path.Join(s.prefix, record.EventsFile),
 			Name: record.EventsFile, ContentType: "application/x-ndjson"})
@@ -187,7 +194,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 			continue
 		}
 		if r.State == lms.RecordingReady && start >= 0 {
-			s.rs.export(s.key.Domain, r, out, start, teachers, path.Join(s.prefix, fmt.Sprintf("recording-part%d.mp4", seg+1)))
+			s.rs.export(s.key.Domain, r, out, spans, start, teachers, path.Join(s.prefix, fmt.Sprintf("recording-part%d.mp4", seg+1)))
 		}
 	}
 	if recErr != nil {
@@ -197,7 +204,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 
 // export makes a recording's MP4 (its files moved to start at 0), or
 // says it cannot.
-func (rs *Recordings) export(domain int64, r lms.Recording, files []lms.RecordingFile, start int64, teachers map[string]bool, key string) {
+func (rs *Recordings) export(domain int64, r lms.Recording, files []lms.RecordingFile, spans map[string][]record.Span, start int64, teachers map[string]bool, key string) {
 	ctx := context.Background()
 	set := func(state string, progress int, f *lms.RecordingFile) {
 		if err := rs.Store.SetRecordingExport(ctx, domain, r.ID, state, progress, f); err != nil {
@@ -214,9 +221,15 @@ func (rs *Recordings) export(domain int64, r lms.Recording, files []lms.Recordin
 		f.StartMS -= start
 		shifted[i] = f
 	}
+	cuts := make(map[string][]record.Span, len(spans))
+	for k, list := range spans {
+		for _, sp := range list {
+			cuts[k] = append(cuts[k], record.Span{StartMs: sp.StartMs - start, EndMs: sp.EndMs - start})
+		}
+	}
 	last := 0
 	out := filepath.Join(rs.BlobRoot, filepath.FromSlash(key))
-	err := rs.Exporter.Export(ctx, rs.BlobRoot, shifted, teachers, r.DurationMS, out, func(p int) {
+	err := rs.Exporter.Export(ctx, rs.BlobRoot, shifted, cuts, teachers, r.DurationMS, out, func(p int) {
 		if p >= last+5 && p < 100 {
 			last = p
 			set("running", p, nil)

@@ -211,9 +211,14 @@ func TestPagesDashboard(t *testing.T) {
 		if c := get(t, browser(t), j.Header.Get("Location")); c.Status != 200 {
 			t.Errorf("launch URL: %d", c.Status)
 		}
-		if j := get(t, s.b, s.base+"/classes/"+itoa(later.ID)+"/join"); j.Status != http.StatusConflict {
+		if j := get(t, s.b, s.base+"/classes/"+itoa(later.ID)+"/join"); j.Status != http.StatusConflict || !strings.Contains(j.Body, "10 minutes before") {
 			t.Errorf("join a week early: %d", j.Status)
 		}
+		e.Clock.Set(now.Add(2 * time.Hour))
+		if j := get(t, s.b, s.base+"/classes/"+itoa(live.ID)+"/join"); j.Status != http.StatusConflict || !strings.Contains(j.Body, "is over") {
+			t.Errorf("join after the sitting: %d", j.Status)
+		}
+		e.Clock.Set(time.Time{})
 		other, err := e.Store.CreateLiveClass(ctx, e.Domain.ID, lms.LiveClass{Title: "Not mine", Date: now.Format("2006-01-02"),
 			TimezoneName: "UTC", Occurrences: []lms.Occurrence{{Start: now, End: now.Add(time.Hour)}}})
 		if err != nil {

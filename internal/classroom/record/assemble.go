@@ -207,6 +207,13 @@ func (a *assembler) drainVP8(emit func(frame)) bool {
 			}
 			return true
 		}
+		if s.data == nil && end > a.head {
+			// Padding amid the frame's packets (a sender's pacer may
+			// send some between them, with another timestamp): it ends
+			// nothing.
+			end++
+			continue
+		}
 		if s.ts != ts || s.start && end > a.head {
 			end-- // the next frame began: this one ended without a marker
 			break
@@ -234,6 +241,22 @@ func (a *assembler) flush(emit func(frame)) {
 	a.drain(emit)
 	a.flushing = false
 	a.reset()
+}
+
+// vp8Whole reports whether a VP8 frame holds at least its frame header and
+// first partition, whose size its 3-byte frame tag gives (RFC 6386,
+// section 9.1): a frame cut short (a packet of it lost yet the frame taken
+// as whole) is refused rather than written, where decoders fail on it.
+func vp8Whole(b []byte) bool {
+	if len(b) < 3 {
+		return false
+	}
+	header := 3
+	if b[0]&1 == 0 {
+		header = 10 // a keyframe: start code, width and height follow
+	}
+	first := int(uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16) >> 5
+	return len(b) >= header+first
 }
 
 // vp8Keyframe reports whether a VP8 frame is a keyframe, and its size

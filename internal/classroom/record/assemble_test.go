@@ -23,7 +23,7 @@ func vp8Frame(key bool, width, height int, tag byte, size int) []byte {
 		b[6], b[7] = byte(width), byte(width>>8)
 		b[8], b[9] = byte(height), byte(height>>8)
 	} else {
-		b[0] = 0x11 // interframe
+		b[0], b[1], b[2] = 0x11, 0, 0 // interframe, shown, an empty first partition
 	}
 	return b
 }
@@ -82,6 +82,18 @@ func collect(a *assembler, pkts []*rtp.Packet, at float64) []string {
 	}
 	for i, p := range pkts {
 		a.push(p, at+float64(i), emit)
+	}
+	return out
+}
+
+// renumber gives packets consecutive sequence numbers from the first's,
+// as a sender that inserted some would.
+func renumber(pkts []*rtp.Packet) []*rtp.Packet {
+	out := make([]*rtp.Packet, len(pkts))
+	for i, p := range pkts {
+		c := *p
+		c.SequenceNumber = pkts[0].SequenceNumber + uint16(i)
+		out[i] = &c
 	}
 	return out
 }
@@ -234,4 +246,52 @@ func TestAssembleOpus(t *testing.T) {
 			t.Errorf("frames %q, want %q", got, want)
 		}
 	})
+}
+
+// TestAssemblePaddingAmidFrame: a pacer's padding packet (with another
+// timestamp) between two packets of a frame does not cut the frame short.
+func TestAssemblePaddingAmidFrame(t *testing.T) {
+	a := vp8Frame(true, 320, 240, 'a', 2500)
+	b := vp8Frame(false, 0, 0, 'b', 2500)
+	pa, pb := vp8Packets(a, 100, 1000, 1000), vp8Packets(b, 0, 4000, 1000)
+	pad := &rtp.Packet{Header: rtp.Header{Version: 2, Timestamp: 1000}}
+	pkts := renumber(slices.Concat(pa, pb[:2], []*rtp.Packet{pad}, pb[2:]))
+	var got [][]byte
+	asm := newAssembler(true)
+	for i, p := range pkts {
+		asm.push(p, float64(i), func(f frame) { got = append(got, f.data) })
+	}
+	if len(got) != 2 || !bytes.Equal(got[0], a) || !bytes.Equal(got[1], b) {
+		lens := []int{}
+		for _, g := range got {
+			lens = append(lens, len(g))
+		}
+		t.Fatalf("frames of %v bytes, want the two whole frames of %d and %d", lens, len(a), len(b))
+	}
+}
+
+func TestVP8Whole(t *testing.T) {
+	key := vp8Frame(true, 320, 240, 'k', 100) // first partition: 16 bytes
+	inter := vp8Frame(false, 0, 0, 'i', 100)
+	tag := 0x11 | 90<<5 // shown interframe, first partition 90 bytes
+	inter[0], inter[1], inter[2] = byte(tag), byte(tag>>8), byte(tag>>16)
+	tests := []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"keyframe", key, true},
+		{"keyframe cut in its header", key[:9], false},
+		{"keyframe with just its first partition", key[:26], true},
+		{"keyframe cut in its first partition", key[:25], false},
+		{"interframe", inter, true},
+		{"interframe with just its first partition", inter[:93], true},
+		{"interframe cut in its first partition", inter[:92], false},
+		{"two bytes", []byte{0x11, 0}, false},
+	}
+	for _, tt := range tests {
+		if got := vp8Whole(tt.b); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

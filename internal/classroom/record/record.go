@@ -8,7 +8,11 @@
 // # Files
 //
 // Each publisher stream gets one WebM file per recording segment (camera:
-// VP8; mic: Opus; screen: VP8 and, if the screen has sound, Opus), named
+// VP8; mic: Opus; screen: VP8 and, if the screen has sound, Opus). When a
+// stream ends (a camera turned off), its file stays open for the
+// publisher's next stream of the same label in the segment (or, with
+// Join, the recording), which goes on in it with the time between cut
+// out, so that a publisher's camera is one file. Files are named
 //
 //	<user>-<label>-<stream>-<segment>-<n>.webm
 //
@@ -99,6 +103,10 @@ const (
 	// its first sender report, which times them right (browsers send one
 	// every second for video, every 5 s for audio).
 	maxHold = 5000
+	// parkTail is how long (ms) the last frame of a stream that ended
+	// lasts in its file, when the file goes on with the publisher's next
+	// stream.
+	parkTail = 20
 	// DefaultKeyframeInterval is the default Options.KeyframeInterval.
 	DefaultKeyframeInterval = 10 * time.Second
 )
@@ -129,7 +137,7 @@ type Options struct {
 // FileInfo describes a finished file.
 type FileInfo struct {
 	Name     string   // as created in the Storage
-	StreamID string   // the server's stream id
+	StreamID string   // the server's stream id (the first, if the file went on with the next stream)
 	UserID   string   // the publisher
 	Label    string   // "camera", "mic", "screen" or "recording" (the teacher's tab)
 	Kinds    []string // "video", "audio": the file's tracks
@@ -142,9 +150,11 @@ type FileInfo struct {
 	// more for each Resume).
 	Segment int
 	// Spans are the stretches of the recording clock the file holds, in
-	// order, end to end in the file: one, unless Options.Join kept the
-	// file open across pauses. Recording time t in Spans[i] is at file
-	// time t-Spans[i].StartMs plus the lengths of the spans before i.
+	// order, end to end in the file: one, unless the file went on across
+	// a pause (Options.Join) or with the publisher's next stream of the
+	// same label. Recording time t in Spans[i] is at file time
+	// t-Spans[i].StartMs plus the lengths of the spans before i (a file
+	// time at the end of a span is the start of the next one).
 	Spans []Span
 }
 
@@ -232,6 +242,7 @@ func New(st Storage, opts Options) *Recorder {
 		r:       r,
 		streams: make(map[string]*stream),
 		tracks:  make(map[trackKey]*track),
+		parked:  make(map[string]*recFile),
 		conns:   make(map[string]*float64),
 	}
 	switch {
@@ -492,6 +503,7 @@ type worker struct {
 
 	streams map[string]*stream
 	tracks  map[trackKey]*track
+	parked  map[string]*recFile // files of ended streams, by parkKey
 	conns   map[string]*float64 // sender NTP ms minus internal ms, by publishing connection (timing.go)
 
 	recording bool
@@ -544,6 +556,7 @@ type tframe struct {
 
 // recFile is a stream's open file.
 type recFile struct {
+	info    sfu.StreamInfo // of the stream that opened it
 	w       *webmFile
 	spec    fileSpec
 	name    string
@@ -686,9 +699,75 @@ func (w *worker) trackEnd(key trackKey) {
 		s.audio = nil
 	}
 	if s.video == nil && s.audio == nil {
-		w.closeFile(s)
+		w.park(s)
 		delete(w.streams, s.info.ID)
 	}
+}
+
+// parkKey names the publisher and label whose next stream may go on in a
+// parked file.
+func parkKey(info sfu.StreamInfo) string { return info.UserID + "\x00" + info.Label }
+
+// park keeps the file of a stream that ended open for the publisher's next
+// stream of the same label (a camera turned off and on), in the same
+// segment (or, with Join, the same recording); see openFile.
+func (w *worker) park(s *stream) {
+	fl := s.file
+	if fl == nil {
+		return
+	}
+	s.file = nil
+	key := parkKey(fl.info)
+	if old := w.parked[key]; old != nil {
+		delete(w.parked, key)
+		w.finishFile(old)
+	}
+	if last := &fl.spans[len(fl.spans)-1]; last.EndMs < 0 {
+		// The last frame shows for about a frame's time.
+		last.EndMs = max(fl.lastT+parkTail, last.StartMs)
+	}
+	if err := fl.w.flush(); err != nil {
+		w.fail(fmt.Errorf("record: %s: %w", fl.name, err))
+		w.finishFile(fl)
+		return
+	}
+	w.parked[key] = fl
+}
+
+// closeParked finishes every parked file.
+func (w *worker) closeParked() {
+	keys := make([]string, 0, len(w.parked))
+	for k := range w.parked {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fl := w.parked[k]
+		delete(w.parked, k)
+		w.finishFile(fl)
+	}
+}
+
+// unpark gives s the parked file of its publisher and label, if it takes
+// the same tracks, to go on at frame f: the time since the file's last
+// span ended is cut out of it, as a pause is.
+func (w *worker) unpark(s *stream, spec fileSpec, f tframe) bool {
+	key := parkKey(s.info)
+	fl := w.parked[key]
+	if fl == nil {
+		return false
+	}
+	delete(w.parked, key)
+	if fl.spec.video != spec.video || fl.spec.audio != spec.audio || spec.audio && fl.spec.channels != spec.channels {
+		w.finishFile(fl)
+		return false
+	}
+	end := fl.spans[len(fl.spans)-1].EndMs
+	fl.skip += f.t - end
+	fl.spans = append(fl.spans, Span{f.t, -1})
+	s.file = fl
+	w.log("file", map[string]any{"action": "continue", "name": fl.name, "stream": s.info.ID, "segment": w.segment, "start": f.t - w.t0})
+	return true
 }
 
 func (w *worker) packet(it *item) {
@@ -810,6 +889,14 @@ func (w *worker) route(s *stream, f tframe) {
 		if tr == nil {
 			return
 		}
+		if !vp8Whole(f.data) {
+			// Cut short: dropped as lost, and the picture waits for the
+			// next keyframe.
+			w.r.lost.Add(1)
+			tr.waitKey = true
+			w.askKeyframe(tr, f.t, false)
+			return
+		}
 		switch {
 		case f.key:
 			// A new picture size goes on in the same file: VP8 keyframes
@@ -896,6 +983,9 @@ func (w *worker) openFile(s *stream, f tframe) bool {
 	if f.video {
 		spec.video, spec.width, spec.height = true, f.width, f.height
 	}
+	if w.unpark(s, spec, f) {
+		return true
+	}
 	w.fileN++
 	name := fmt.Sprintf("%s-%s-%s-%d-%d.webm", safeName(s.info.UserID), safeName(s.info.Label), safeName(s.info.ID), w.segment, w.fileN)
 	file, err := w.r.st.Create(name)
@@ -908,7 +998,7 @@ func (w *worker) openFile(s *stream, f tframe) bool {
 		w.fail(fmt.Errorf("record: %s: %w", name, err))
 		return false
 	}
-	s.file = &recFile{w: wf, spec: spec, name: name, segment: w.segment, spans: []Span{{f.t, -1}}}
+	s.file = &recFile{info: s.info, w: wf, spec: spec, name: name, segment: w.segment, spans: []Span{{f.t, -1}}}
 	w.log("file", map[string]any{
 		"action": "open", "name": name, "stream": s.info.ID, "user": s.info.UserID, "label": s.info.Label,
 		"kinds": kinds(spec), "segment": w.segment, "width": spec.width, "height": spec.height, "start": f.t - w.t0,
@@ -934,15 +1024,20 @@ func (w *worker) closeFile(s *stream) {
 		return
 	}
 	s.file = nil
+	w.finishFile(fl)
+}
+
+// finishFile closes a file and lists it.
+func (w *worker) finishFile(fl *recFile) {
 	if last := &fl.spans[len(fl.spans)-1]; last.EndMs < 0 {
 		last.EndMs = fl.lastT
 	}
 	err := fl.w.close()
 	info := FileInfo{
 		Name:       fl.name,
-		StreamID:   s.info.ID,
-		UserID:     s.info.UserID,
-		Label:      s.info.Label,
+		StreamID:   fl.info.ID,
+		UserID:     fl.info.UserID,
+		Label:      fl.info.Label,
 		Kinds:      kinds(fl.spec),
 		StartMs:    fl.spans[0].StartMs - w.t0,
 		DurationMs: fl.w.duration(),
@@ -955,8 +1050,12 @@ func (w *worker) closeFile(s *stream) {
 		info.Spans = append(info.Spans, Span{sp.StartMs - w.t0, sp.EndMs - w.t0})
 	}
 	w.files = append(w.files, info)
+	spans := make([][2]int64, len(info.Spans))
+	for i, sp := range info.Spans {
+		spans[i] = [2]int64{sp.StartMs, sp.EndMs}
+	}
 	w.log("file", map[string]any{"action": "close", "name": fl.name, "end": fl.lastT - w.t0, "duration": info.DurationMs, "size": info.Size,
-		"width": info.Width, "height": info.Height})
+		"width": info.Width, "height": info.Height, "spans": spans})
 	if err != nil {
 		w.fail(fmt.Errorf("record: %s: %w", fl.name, err))
 	}
@@ -1004,6 +1103,9 @@ func (w *worker) pause(at int64) {
 	w.segEnd = at // what was captured before the pause is written
 	w.flushAll()
 	w.recording = false
+	if !w.r.opts.Join {
+		w.closeParked() // a segment's files end with it
+	}
 	for _, s := range w.sortedStreams() {
 		if s.file == nil {
 			continue
@@ -1101,6 +1203,7 @@ func (w *worker) finish() {
 	for _, s := range w.sortedStreams() {
 		w.closeFile(s)
 	}
+	w.closeParked()
 	w.recording = false
 	var err error
 	if w.events != nil {
@@ -1143,6 +1246,7 @@ func (w *worker) fail(err error) {
 	for _, s := range w.sortedStreams() {
 		w.closeFile(s) // best effort: what was written still plays
 	}
+	w.closeParked()
 	w.recording = false
 	if r.opts.OnError != nil && !stopping {
 		go r.opts.OnError(err)

@@ -814,3 +814,104 @@ func TestStates(t *testing.T) {
 		t.Errorf("Stop without Start: %v, %v", files, err)
 	}
 }
+
+// TestStreamRestarts: a camera turned off and on again (a new stream of
+// the same publisher and label) goes on in the same file within a segment
+// (and, with Join, across pauses), the time it was off cut out and told by
+// Spans; a pause between them without Join starts a new file.
+func TestStreamRestarts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		join  bool
+		pause bool
+		files int // camera files
+	}{
+		{"off and on", false, false, 1},
+		{"off, pause, on", false, true, 2},
+		{"off, pause, on, joined", true, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, Options{Join: tc.join})
+			s.at(0, func() { s.must(s.r.Start()) })
+			cam := s.track(0, ann, "video0", true, 1111)
+			mic := s.track(0, annMic, "audio0", false, 2222)
+			keys := func(k int, _ float64) bool { return k%30 == 0 }
+			s.frames(cam, 0, 3000, 1000.0/30, 30, nil, keys)
+			s.reports(cam, 0, 3000, 1000, 5, ntpBase)
+			s.at(3100, func() { s.r.TrackEnded(ann.ID, "video0") })
+			s.frames(mic, 0, 8000, 20, 10, nil, nil)
+			s.reports(mic, 0, 8000, 1000, 5, ntpBase)
+			if tc.pause {
+				s.at(4000, func() { s.must(s.r.Pause()) })
+				s.at(4500, func() { s.must(s.r.Resume()) })
+			}
+			again := ann
+			again.ID, again.ClientID = "s3", "cam2"
+			cam2 := s.track(5000, again, "video0", true, 3333)
+			s.frames(cam2, 5000, 8000, 1000.0/30, 30, nil, keys)
+			s.reports(cam2, 5000, 8000, 1000, 5, ntpBase)
+			s.at(8100, func() {})
+			s.run()
+			files := s.stop()
+			var camFiles []FileInfo
+			for _, f := range files {
+				if f.Label == "camera" {
+					camFiles = append(camFiles, f)
+				}
+			}
+			if len(camFiles) != tc.files || len(files) != tc.files+1+btoi(tc.pause && !tc.join) {
+				t.Fatalf("%d camera files of %d, want %d: %+v", len(camFiles), len(files), tc.files, files)
+			}
+			if tc.files != 1 {
+				return
+			}
+			f := camFiles[0]
+			if f.StreamID != ann.ID || len(f.Spans) != 2 || f.Spans[0].EndMs < 2990 || f.Spans[0].EndMs > 3060 || f.Spans[1].StartMs < 5000 || f.Spans[1].StartMs > 5050 {
+				t.Fatalf("%s (stream %s): spans %v, want about [0 3020] [5005 8000]", f.Name, f.StreamID, f.Spans)
+			}
+			if want := f.Spans[0].EndMs - f.Spans[0].StartMs + f.Spans[1].EndMs - f.Spans[1].StartMs; abs64(f.DurationMs-want) > 40 {
+				t.Errorf("%s: %d ms, the spans hold %d", f.Name, f.DurationMs, want)
+			}
+			// Each block plays, through the spans, when it was captured
+			// (+5 ms, the reports' delay).
+			p := s.read(f)
+			streams := map[bool]int{}
+			for i, b := range p.blocks {
+				if i > 0 && b.t <= p.blocks[i-1].t {
+					t.Fatalf("%s: block %d at %d after %d", f.Name, i, b.t, p.blocks[i-1].t)
+				}
+				rec := spanTime(f.Spans, b.t)
+				if d := float64(rec) - captured(b.data); math.Abs(d-5) > 2 {
+					t.Fatalf("%s: block captured at %.1f plays at %d", f.Name, captured(b.data), rec)
+				}
+				streams[captured(b.data) >= 5000]++
+			}
+			if streams[false] < 85 || streams[true] < 85 {
+				t.Errorf("%s: %d blocks of the first stream, %d of the second", f.Name, streams[false], streams[true])
+			}
+		})
+	}
+}
+
+// spanTime maps a file's time (ms from its start) to the recording clock
+// through its spans.
+func spanTime(spans []Span, ft int64) int64 {
+	acc := int64(0)
+	for i, sp := range spans {
+		n := sp.EndMs - sp.StartMs
+		if ft < acc+n || i == len(spans)-1 {
+			return sp.StartMs + ft - acc
+		}
+		acc += n
+	}
+	return -1
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func abs64(x int64) int64 { return max(x, -x) }

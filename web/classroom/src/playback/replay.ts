@@ -13,6 +13,8 @@ import type { ChatMessage, Presentation, SharedFile } from '../classroom/protoco
 
 export interface PlaybackFile {
   url: string;
+  /** The file's name, as the event log's file lines know it. */
+  name?: string;
   role: string;
   userId: string;
   label: string;
@@ -119,6 +121,12 @@ export class Replay implements BoardHost {
   private speakLines: Array<{ t: number; userId: string; speaking: boolean }> = [];
   /** Stretches of speech by user, for the timeline (ms on the recording clock). */
   speech: Array<{ userId: string; from: number; to: number }> = [];
+  /**
+   * The stretches of the recording clock each file holds, end to end in
+   * the file, by name (the recorder's file close lines): a file that went
+   * on across a pause or with its publisher's next stream has cuts.
+   */
+  private spans = new Map<string, Array<[number, number]>>();
   /** Paused stretches of the recording clock: nothing happened, nothing to play. */
   gaps: Array<[number, number]> = [];
   private media = new Set<Media>();
@@ -218,6 +226,12 @@ export class Replay implements BoardHost {
           // file lines (action open/close) describe media files.
           const f = l.file as SharedFile | undefined;
           if (l.kind === 'file' && f) this.sharedFiles.set(String(f.id), f);
+          if (l.action === 'close' && typeof l.name === 'string' && Array.isArray(l.spans)) {
+            const spans = (l.spans as unknown[]).filter(
+              (s): s is [number, number] => Array.isArray(s) && typeof s[0] === 'number' && typeof s[1] === 'number' && s[1] >= s[0],
+            );
+            if (spans.length) this.spans.set(l.name, spans);
+          }
           break;
         }
         case 'recording':
@@ -448,6 +462,18 @@ export class Replay implements BoardHost {
    * paused stretches cut out.
    */
   mediaTime(f: PlaybackFile, t = this.t): number | null {
+    const spans = f.name ? this.spans.get(f.name) : undefined;
+    if (spans) {
+      // Where the file is at t: in one of its spans, or nowhere (a cut).
+      let acc = 0;
+      for (const [i, [a, b]] of spans.entries()) {
+        // The last span keeps its last frame 100 ms (as below).
+        const end = i === spans.length - 1 ? b + 100 : b;
+        if (t >= a && t < end) return (acc + Math.min(t, b) - a) / 1000;
+        acc += b - a;
+      }
+      return null;
+    }
     const start = f.startMs || 0;
     if (t < start) return null;
     let ms = t - start;
