@@ -294,7 +294,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors") {
 			t.Errorf("CSP %q", csp)
 		}
-		if l.Header.Get("Referrer-Policy") != "same-origin" {
+		if l.Header.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("Referrer-Policy %q", l.Header.Get("Referrer-Policy"))
 		}
 
@@ -545,6 +545,18 @@ func TestPagesLessonTypes(t *testing.T) {
 		p = get(t, cb, cBase+"/courses/"+itoa(s.course)+"/lessons/"+itoa(embed))
 		if p.Status != 200 || strings.Contains(p.Body, "/complete") {
 			t.Errorf("preview: %d, offers Complete: %v", p.Status, strings.Contains(p.Body, "/complete"))
+		}
+		// An unpublished course shows nothing to a learner not enrolled,
+		// not even its previews.
+		e.Do(Request{Method: "POST", Path: "/api/v1/courses/unpublish/" + itoa(s.course), Domain: &e.Domain})
+		for _, path := range []string{"/courses/" + itoa(s.course), "/courses/" + itoa(s.course) + "/lessons/" + itoa(embed),
+			"/courses/" + itoa(s.course) + "/lessons/" + itoa(s.text)} {
+			if p := get(t, cb, cBase+path); p.Status != http.StatusNotFound {
+				t.Errorf("unpublished, not enrolled, %s: %d", path, p.Status)
+			}
+		}
+		if p := get(t, s.b, s.lessonURL(embed)); p.Status != 200 {
+			t.Errorf("unpublished, enrolled: %d", p.Status)
 		}
 	})
 }
