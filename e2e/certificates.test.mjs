@@ -10,10 +10,27 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
 import { serverForTests, log, artifact, CHROMIUM, CHROME_ARGS, pdfText, pdfQRCodes } from './lib.mjs';
 
 const server = serverForTests('certificates');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axeCheck runs axe-core in the page (evaluated through the DevTools
+// protocol, so the page's CSP does not apply) and fails on any serious or
+// critical finding.
+async function axeCheck(page, name) {
+  await page.evaluate(axeSource);
+  const { violations, passes } = await page.evaluate(async () => {
+    const r = await window.axe.run(document);
+    return { violations: r.violations, passes: r.passes.length };
+  });
+  assert.ok(passes > 10, `axe ran its rules on ${name} (${passes} passed)`);
+  fs.writeFileSync(artifact(`axe-${name}.json`), JSON.stringify(violations, null, 2));
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`), [], `axe on ${name}`);
+}
 
 // lms calls the management API as the test domain.
 async function lms(method, path, body) {
@@ -77,7 +94,7 @@ describe('certificates', () => {
       assert.equal(await page.locator('#status').getAttribute('data-status'), 'valid', `${l.key}: status`);
       assert.equal((await page.locator('#learner').textContent()).trim(), l.name, `${l.key}: name`);
       assert.equal((await page.locator('#course').textContent()).trim(), 'Astronomy 101');
-      const dir = await page.locator('#learner').evaluate((el) => getComputedStyle(el).direction);
+      const dir = await page.locator('#learner bdi').evaluate((el) => getComputedStyle(el).direction);
       assert.equal(dir, l.rtl ? 'rtl' : 'ltr', `${l.key}: direction`);
       // The name is drawn (the screenshots show its glyphs; look at them).
       const widths = await page.locator('#learner').evaluate((el) => {
@@ -87,8 +104,24 @@ describe('certificates', () => {
       });
       assert.ok(widths.name > 10 && widths.height > 10, `${l.key}: name not drawn (${JSON.stringify(widths)})`);
       await page.screenshot({ path: artifact(`certificate-verify-${l.key}.png`), fullPage: true });
+      if (l.key === 'arabic') await axeCheck(page, 'certificate-verify');
       await ctx.close();
     }
+  });
+
+  it('the verify page in Arabic is laid out right to left', async () => {
+    const { ctx, page } = await openPage(`${certs.arabic.verify_url}?lang=ar`);
+    assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ar');
+    assert.equal((await page.locator('#status').textContent()).trim(), '✓ شهادة صالحة');
+    // The labels column is on the right: the first <dt> starts right of
+    // the middle of the card.
+    const card = await page.locator('.card').boundingBox();
+    const dt = await page.locator('dt').first().boundingBox();
+    assert.ok(dt.x > card.x + card.width / 2, `first label at x=${dt.x}, card ${card.x}+${card.width}`);
+    await page.screenshot({ path: artifact('certificate-verify-ar.png'), fullPage: true });
+    await axeCheck(page, 'certificate-verify-ar');
+    await ctx.close();
   });
 
   it('the verify page fits a phone (375 px, no horizontal scroll)', async () => {
@@ -130,6 +163,7 @@ describe('certificates', () => {
     assert.ok(!(await page.content()).includes('wrong person'), 'the public page shows the revocation reason');
     assert.equal(await page.locator('.links a').count(), 0, 'download links still offered');
     await page.screenshot({ path: artifact('certificate-verify-revoked.png'), fullPage: true });
+    await axeCheck(page, 'certificate-verify-revoked');
     await ctx.close();
     assert.equal((await fetch(c.pdf_url)).status, 410);
     assert.equal((await fetch(c.credential_url)).status, 410);

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/server"
 )
 
 // rotatesSSO reports whether a rotate-key command line names --api sso
@@ -46,8 +47,12 @@ func runDomainRotateSSO(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer st.Close()
+	secret, err := server.LoadSecret(cfg.DataDir)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
-	key, err := st.RotateSSOKey(ctx, *id, *grace, now)
+	key, err := st.RotateSSOKey(ctx, *id, secret, *grace, now)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/server"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -56,7 +57,11 @@ func TestDomainSetHostAndRotateSSO(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			keys, err := st.SSOKeys(context.Background(), created.ID, time.Now())
+			secret, err := server.LoadSecret(dataDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := st.SSOKeys(context.Background(), created.ID, secret, time.Now())
 			if err != nil || len(keys) != 2 || keys[1].Secret != first["sso_secret"] || keys[1].Kid != first["kid"] || !strings.Contains(out, keys[0].Secret) {
 				t.Errorf("keys after two rotations: %+v %v", keys, err)
 			}

@@ -9,10 +9,13 @@ import (
 	"html/template"
 	"net"
 	"net/http"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroom/i18n"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -104,31 +107,115 @@ func (i *Issuer) lookup(w http.ResponseWriter, r *http.Request, raw string, asJS
 			i.logger().Error("certificate lookup", "err", err)
 			status = http.StatusInternalServerError
 		}
-		i.notFound(w, status, asJSON)
+		i.notFound(w, r, status, asJSON)
 		return c, false
 	}
 	return c, true
 }
 
-func (i *Issuer) notFound(w http.ResponseWriter, status int, asJSON bool) {
-	msg := "No certificate has this code. Check the code or the link you were given."
+func (i *Issuer) notFound(w http.ResponseWriter, r *http.Request, status int, asJSON bool) {
+	d := newPageData(r)
+	key := "cert.verify.notFound"
 	if status != http.StatusNotFound {
-		msg = "The certificate could not be checked right now. Try again later."
+		key = "cert.verify.error"
 	}
 	if asJSON {
-		httpx.WriteJSON(w, status, map[string]string{"status": "not_found", "message": msg})
+		httpx.WriteJSON(w, status, map[string]string{"status": "not_found", "message": catalogue("en")[key]})
 		return
 	}
-	i.page(w, status, pageData{Title: "Certificate not found", Message: msg})
+	d.Title, d.Message = d.T("cert.verify.notFoundTitle"), d.T(key)
+	i.page(w, status, d)
 }
 
+// pageData is what the verify page shows, in the reader's language.
 type pageData struct {
+	Lang    string
+	Dir     string
 	Title   string
 	Message string
 	Cert    *VerifyResult
 	Code    string
 	Date    string
 	Revoked string
+	strings map[string]string
+}
+
+func newPageData(r *http.Request) pageData {
+	lang := pageLang(r)
+	d := pageData{Lang: lang, Dir: "ltr", strings: catalogue(lang)}
+	if i18n.RTL(lang) {
+		d.Dir = "rtl"
+	}
+	return d
+}
+
+// T returns the page string key with {name} placeholders replaced by the
+// value after each name in args.
+func (d pageData) T(key string, args ...string) string {
+	s, ok := d.strings[key]
+	if !ok {
+		s = catalogue("en")[key]
+	}
+	for n := 0; n+1 < len(args); n += 2 {
+		s = strings.ReplaceAll(s, "{"+args[n]+"}", args[n+1])
+	}
+	return s
+}
+
+// date formats a day for the page: 2 January 2006 in English, 2006-01-02
+// in the other languages (their month names are not in the catalogues).
+func (d pageData) date(t time.Time) string {
+	if d.Lang == "en" {
+		return formatDate(t)
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+// catalogue returns the strings of lang (the classroom's catalogues).
+func catalogue(lang string) map[string]string {
+	c, _ := i18n.Catalogue(lang)
+	return c
+}
+
+// pageLang picks the page's language: ?lang= when it names a catalogue,
+// else the first language of Accept-Language that has one, else English.
+func pageLang(r *http.Request) string {
+	known := i18n.Tags()
+	pick := func(tag string) string {
+		tag = strings.ToLower(strings.TrimSpace(tag))
+		primary, _, _ := strings.Cut(tag, "-")
+		if slices.Contains(known, primary) {
+			return primary
+		}
+		return ""
+	}
+	if l := pick(r.URL.Query().Get("lang")); l != "" {
+		return l
+	}
+	type weighted struct {
+		tag string
+		q   float64
+	}
+	var prefs []weighted
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		if q > 0 {
+			prefs = append(prefs, weighted{tag, q})
+		}
+	}
+	sort.SliceStable(prefs, func(a, b int) bool { return prefs[a].q > prefs[b].q })
+	for _, p := range prefs {
+		if l := pick(p.tag); l != "" {
+			return l
+		}
+	}
+	return "en"
 }
 
 func (i *Issuer) page(w http.ResponseWriter, status int, d pageData) {
@@ -168,15 +255,16 @@ func (i *Issuer) serveVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	v := i.verifyResult(c)
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Vary", "Accept, Accept-Language")
 	if asJSON {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		httpx.WriteJSON(w, http.StatusOK, v)
 		return
 	}
-	d := pageData{Title: "Certificate " + FormatCode(c.Code), Cert: &v, Code: FormatCode(c.Code), Date: formatDate(c.IssuedAt)}
+	d := newPageData(r)
+	d.Title, d.Cert, d.Code, d.Date = d.T("cert.verify.title")+" · "+FormatCode(c.Code), &v, FormatCode(c.Code), d.date(c.IssuedAt)
 	if c.Revoked() {
-		d.Revoked = formatDate(c.RevokedAt)
+		d.Revoked = d.date(c.RevokedAt)
 	}
 	i.page(w, http.StatusOK, d)
 }
@@ -214,7 +302,7 @@ func (i *Issuer) servePDF(w http.ResponseWriter, r *http.Request, raw string) {
 	b, err := i.PDFFor(r.Context(), c)
 	if err != nil {
 		i.logger().Error("certificate pdf", "certificate", c.ID, "err", err)
-		i.notFound(w, http.StatusInternalServerError, false)
+		i.notFound(w, r, http.StatusInternalServerError, false)
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
@@ -235,7 +323,7 @@ func (i *Issuer) serveJWT(w http.ResponseWriter, r *http.Request, raw string) {
 	tok, err := i.SignCredential(r.Context(), c)
 	if err != nil {
 		i.logger().Error("certificate credential", "certificate", c.ID, "err", err)
-		i.notFound(w, http.StatusInternalServerError, false)
+		i.notFound(w, r, http.StatusInternalServerError, false)
 		return
 	}
 	w.Header().Set("Content-Type", "application/vc+jwt")

@@ -430,9 +430,22 @@ func TestCertificatePublicRoutes(t *testing.T) {
 		if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("verify page: %d %s", page.Status, page.Header.Get("Content-Type"))
 		}
-		for _, s := range []string{`data-status="valid"`, "فاطمة الزهراء", `dir="auto"`, "Astronomy 101", "Domain A", cert.FormatCode(code)} {
+		for _, s := range []string{`data-status="valid"`, "<bdi>فاطمة الزهراء</bdi>", "Astronomy 101", "Domain A", cert.FormatCode(code)} {
 			if !strings.Contains(string(page.Body), s) {
 				t.Errorf("verify page lacks %q", s)
+			}
+		}
+		// The page speaks the reader's language (?lang= or Accept-Language).
+		for _, tc := range []struct{ path, acceptLang, want string }{
+			{"/verify/" + code + "?lang=ar", "", `lang="ar" dir="rtl"`},
+			{"/verify/" + code + "?lang=ar", "", "شهادة صالحة"},
+			{"/verify/" + code, "de-DE,de;q=0.9", "Gültiges Zertifikat"},
+			{"/verify/" + code, "de-DE,de;q=0.9", time.Now().UTC().Format(time.DateOnly)},
+			{"/verify/NOTACODE", "ja", "修了証が見つかりません"},
+		} {
+			r := e.Do(Request{Method: "GET", Path: tc.path, NoAuth: true, Header: map[string]string{"Accept": "text/html", "Accept-Language": tc.acceptLang}})
+			if !strings.Contains(string(r.Body), tc.want) {
+				t.Errorf("%s (Accept-Language %q) lacks %q", tc.path, tc.acceptLang, tc.want)
 			}
 		}
 		if r := public(t, e, "/verify/NOTACODE", "text/html"); r.Status != 404 || !strings.Contains(string(r.Body), "No certificate has this code") {
@@ -567,6 +580,49 @@ func TestCertificateIssueRace(t *testing.T) {
 				Want: map[string]any{"total": 1}},
 			{Name: "points once", Request: api("POST", "/gamification/user-points", map[string]any{"user_id": f.user}), Status: 200,
 				Want: map[string]any{"data.gamification_points": 5}},
+		})
+	})
+}
+
+// The whole chain through the content service: the learner's last
+// required lesson completes the course, the course's template issues the
+// certificate (dated at completion), and the verify page says valid.
+func TestCertificateFromCourseCompletion(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		f := newCertFixture(t, e)
+		e.LMS("PUT", "/gamification/rules", map[string]any{"event": "certificate_earned", "points": 7})
+		section := create(t, e, "/sections/create", map[string]any{"course_id": f.course, "title": "Only"}, "data.id")
+		lessons := []int64{
+			create(t, e, "/lessons/create", map[string]any{"section_id": section, "title": "One", "type": "text", "body_md": "one"}, "data.id"),
+			create(t, e, "/lessons/create", map[string]any{"section_id": section, "title": "Two", "type": "text", "body_md": "two"}, "data.id"),
+		}
+		if r := e.LMS("POST", "/courses/enroll", map[string]any{"courseId": f.course, "email": "ann@example.com"}); r.Status != 200 {
+			t.Fatal(string(r.Body))
+		}
+		list := func() *Response { return e.LMS("POST", "/certificates/list", map[string]any{"courseId": f.course}) }
+		e.Scenarios(t, []Scenario{
+			{Name: "first lesson", Request: api("POST", "/progress/markComplete", map[string]any{"lessonId": lessons[0], "email": "ann@example.com"}), Status: 200},
+		})
+		if total := Int(t, list().JSON(t), "total"); total != 0 {
+			t.Fatalf("a certificate before the course is complete (%d)", total)
+		}
+		var completed any
+		e.Scenarios(t, []Scenario{
+			{Name: "last lesson", Request: api("POST", "/progress/markComplete", map[string]any{"lessonId": lessons[1], "email": "ann@example.com"}), Status: 200,
+				Check: func(t *testing.T, r *Response) { completed, _ = Lookup(r.JSON(t), "data.course_completed_at") }},
+		})
+		if completed == nil {
+			t.Fatal("the course did not complete")
+		}
+		r := list()
+		e.Expect(t, r, Scenario{Want: map[string]any{"total": 1, "data.0.source": "completion", "data.0.learner_name": "Ann Example",
+			"data.0.issued_at": completed, "data.0.status": "valid"}})
+		code, _ := Lookup(r.JSON(t), "data.0.code")
+		e.Scenarios(t, []Scenario{
+			{Name: "verify", Request: Request{Method: "GET", Path: "/verify/" + code.(string), NoAuth: true, Header: map[string]string{"Accept": "application/json"}},
+				Status: 200, Want: map[string]any{"status": "valid", "course_title": "Astronomy 101"}},
+			{Name: "points", Request: api("POST", "/gamification/user-points", map[string]any{"user_id": f.user}), Status: 200,
+				Want: map[string]any{"data.gamification_points": 7}},
 		})
 	})
 }

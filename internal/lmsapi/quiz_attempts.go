@@ -214,9 +214,11 @@ func (a *API) deleteAttempt(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	if _, err := a.Store.DeleteAttempt(r.Context(), c.Domain.ID, id); err != nil {
+	at, err := a.Store.DeleteAttempt(r.Context(), c.Domain.ID, id)
+	if err != nil {
 		return err
 	}
+	a.quiz().AttemptDeleted(r.Context(), c.Domain.ID, at)
 	return ok(w, "Attempt deleted", map[string]any{"id": id})
 }
 

@@ -168,7 +168,7 @@
   // the attempt at the deadline without us).
   function finish() {
     Object.keys(timers).forEach(function (slot) { queueSave(document.getElementById('q' + slot)); });
-    flush().then(function () { var f = $('submit-form'); if (f) f.submit(); else location.reload(); });
+    flush().then(function () { var f = $('submit-form'); if (f) HTMLFormElement.prototype.submit.call(f); else location.reload(); });
   }
 
   if (open) {
@@ -189,6 +189,7 @@
       var sec = document.getElementById('q' + slot);
       if (sec) { apply(sec, queue[slot].response); if (queue[slot].seq > (seqs[slot] || 0)) seqs[slot] = queue[slot].seq; }
     });
+    pages();
     var sf = $('submit-form');
     if (sf) sf.addEventListener('submit', function (e) {
       if (submitting) return;
@@ -211,6 +212,35 @@
     if (s) s.addEventListener('submit', function () { submitting = true; });
   }
   localizeTimes();
+
+  // pages shows per_page questions at a time; with sequential navigation
+  // there is no way back (the page's rule; answers already saved stay).
+  function pages() {
+    var per = Number(d.perPage || 0);
+    var secs = Array.prototype.slice.call(document.querySelectorAll('section.q'));
+    if (!per || secs.length <= per) return;
+    var count = Math.ceil(secs.length / per), at = 0;
+    var nav = $('pager'), prev = $('prev'), next = $('next'), no = $('page-no'), submit = $('submit-form');
+    var sequential = d.navigation === 'sequential';
+    function show(p, focus) {
+      at = p;
+      secs.forEach(function (s, i) { s.hidden = Math.floor(i / per) !== p; });
+      prev.hidden = sequential || p === 0;
+      next.hidden = p === count - 1;
+      if (submit) submit.hidden = p !== count - 1;
+      no.textContent = d.msgPage.replace('%d', p + 1).replace('%d', count);
+      var h = secs[p * per].querySelector('h2');
+      if (h && focus) { h.tabIndex = -1; h.focus(); }
+    }
+    nav.hidden = false;
+    prev.addEventListener('click', function () { if (at > 0) show(at - 1, true); });
+    next.addEventListener('click', function () {
+      Object.keys(timers).forEach(function (slot) { queueSave(document.getElementById('q' + slot)); });
+      flush();
+      if (at < count - 1) show(at + 1, true);
+    });
+    show(0, false);
+  }
 
   function localizeTimes() {
     document.querySelectorAll('time[datetime]').forEach(function (t) {

@@ -40,6 +40,7 @@ func attemptHeaders(w http.ResponseWriter) {
 }
 
 const attemptCSS = `
+[hidden]{display:none !important}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2433;background:#f4f6fa}
 main{max-width:46rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12);padding:1.25rem 1.5rem;margin:0 0 1rem}
@@ -148,7 +149,7 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 		}
 		mc := modeChoice{Mode: mode, Label: attemptText(l.Lang, "mode_"+mode), Help: attemptText(l.Lang, "mode_"+mode+"_help"),
 			Limit: attemptText(l.Lang, "untimed")}
-		if d := quizsvc.Allotted(acc.Test, mode); d > 0 {
+		if d := acc.TimeLimit(mode); d > 0 {
 			mc.Limit = hm(d)
 		}
 		if dl, capped, ok := acc.DeadlineIf(mode, now); ok && capped {
@@ -191,6 +192,7 @@ type qView struct {
 	Matches    map[string]string
 	Items      []quiz.Option // ordering in the learner's current order
 	Review     *quizsvc.SlotReview
+	Pending    bool // an essay waiting for a person's mark
 	ReviewWord string
 	RightText  string
 }
@@ -231,7 +233,8 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
  data-deadline="{{if .A.Deadline}}{{.DeadlineRFC}}{{end}}" data-server-now="{{.A.ServerNowMS}}" data-seqs="{{.Seqs}}"
  data-msg-saved="{{t .Lang "saved"}}" data-msg-saving="{{t .Lang "saving"}}" data-msg-time-up="{{t .Lang "time_up"}}"
  data-msg-confirm="{{t .Lang "submit_confirm"}}" data-msg-minutes="{{t .Lang "minutes_left"}}" data-msg-minute="{{t .Lang "one_minute_left"}}"
- data-msg-seconds="{{t .Lang "seconds_left"}}">
+ data-msg-seconds="{{t .Lang "seconds_left"}}" data-per-page="{{.A.PerPage}}" data-navigation="{{.A.Navigation}}"
+ data-msg-prev="{{t .Lang "previous"}}" data-msg-next="{{t .Lang "next"}}" data-msg-page="{{t .Lang "page_of"}}">
 {{if .Open}}<div class="bar"><span>{{.TestName}}{{if eq .A.Mode "demo"}} · {{t .Lang "demo_badge"}}{{end}}</span>
 {{if .A.Deadline}}<span>{{t .Lang "time_left"}}: <span id="timer" class="timer" role="timer" aria-live="off">--:--</span></span>{{end}}
 <span id="save-status" class="status" aria-live="polite">{{t .Lang "saved"}}</span></div>
@@ -240,7 +243,7 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
 <h1>{{.TestName}} — {{t .Lang "attempt"}} {{.A.AttemptNo}}{{if eq .A.Mode "demo"}} ({{t .Lang "mode_demo"}}){{end}}</h1>
 <div id="not-saved" class="banner warn" role="alert" hidden>{{t .Lang "not_saved"}}</div>
 <div id="time-up" class="banner err" role="alert" hidden>{{t .Lang "time_up"}}</div>
-{{with .A.Review}}<section class="card" aria-labelledby="res"><h2 id="res">{{t $.Lang "result"}}</h2>
+{{with .A.Review}}<section class="card" id="result" aria-labelledby="res"><h2 id="res">{{t $.Lang "result"}}</h2>
 {{if .Score}}<p id="score">{{t $.Lang "score"}}: <strong>{{.Score}} / {{.Max}}</strong> ({{$.Percent}} %)</p>{{end}}
 {{if .Passed}}<p id="passed"><strong>{{if deref .Passed}}{{t $.Lang "passed"}}{{else}}{{t $.Lang "failed"}}{{end}}</strong></p>{{end}}
 {{if .Pending}}<p>{{t $.Lang "pending"}}</p>{{end}}
@@ -248,7 +251,7 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
 <p><a class="button" href="{{$.Base}}/tests/{{$.A.TestID}}">{{t $.Lang "back_to_test"}}</a></p></section>{{end}}
 <form id="answers" onsubmit="return false" novalidate>
 {{range $i, $q := .Qs}}<section class="card q" id="q{{$q.Slot}}" data-slot="{{$q.Slot}}" data-type="{{$q.Type}}" aria-labelledby="q{{$q.Slot}}-t">
-<h2 id="q{{$q.Slot}}-t">{{if ne $q.Type "description"}}{{t $.Lang "question"}} {{$q.Slot}} <span class="muted">({{$q.Points}} {{t $.Lang "points"}})</span>{{end}}</h2>
+<h2 id="q{{$q.Slot}}-t">{{if ne $q.Type "description"}}{{t $.Lang "question"}} {{$q.Slot}} <span class="muted">({{$q.Points}} {{if eq $q.Points.String "1"}}{{t $.Lang "point"}}{{else}}{{t $.Lang "points"}}{{end}})</span>{{end}}</h2>
 {{if ne $q.Type "fill_in_blanks"}}<div class="text" id="q{{$q.Slot}}-text">{{md $q.Text}}</div>{{end}}
 {{if eq $q.Type "single_choice"}}<fieldset aria-labelledby="q{{$q.Slot}}-text">{{range $q.Choices}}<label class="opt"><input type="radio" name="s{{$q.Slot}}" value="{{.ID}}"{{if index $q.Chosen .ID}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{.Text}}</span></label>{{end}}</fieldset>
 {{else if eq $q.Type "multiple_choice"}}<fieldset aria-labelledby="q{{$q.Slot}}-text">{{range $q.Choices}}<label class="opt"><input type="checkbox" name="s{{$q.Slot}}" value="{{.ID}}"{{if index $q.Chosen .ID}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{.Text}}</span></label>{{end}}</fieldset>
@@ -260,16 +263,17 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
 {{else if eq $q.Type "matching"}}<div class="match">{{range $q.Lefts}}{{$l := .ID}}<label for="m{{$q.Slot}}-{{.ID}}">{{.Text}}</label><select id="m{{$q.Slot}}-{{.ID}}" data-left="{{.ID}}"{{if not $.Open}} disabled{{end}}><option value="">{{t $.Lang "choose"}}</option>{{range $q.Rights}}<option value="{{.ID}}"{{if eq (index $q.Matches $l) .ID}} selected{{end}}>{{.Text}}</option>{{end}}</select>{{end}}</div>
 {{else if eq $q.Type "ordering"}}<ol class="order" aria-labelledby="q{{$q.Slot}}-text">{{range $q.Items}}<li data-id="{{.ID}}"><span>{{.Text}}</span>{{if $.Open}}<button type="button" class="secondary" data-move="-1" aria-label="{{t $.Lang "move_up"}}: {{.Text}}">↑</button><button type="button" class="secondary" data-move="1" aria-label="{{t $.Lang "move_down"}}: {{.Text}}">↓</button>{{end}}</li>{{end}}</ol>
 {{end}}
-{{with $q.Review}}<div class="review {{.Correct}}">{{if .Correct}}<p><strong>{{$q.ReviewWord}}</strong>{{if .Mark}} — {{.Mark}} / {{.Max}}{{end}}</p>{{else if .Mark}}<p>{{.Mark}} / {{.Max}}</p>{{end}}
+{{if ne $q.Type "description"}}{{with $q.Review}}<div class="review {{.Correct}}">{{if .Correct}}<p><strong>{{$q.ReviewWord}}</strong>{{if .Mark}} — {{.Mark}} / {{.Max}}{{end}}</p>{{else if and .Mark (not $q.Pending)}}<p>{{.Mark}} / {{.Max}}</p>{{end}}
 {{if $q.RightText}}<p>{{t $.Lang "right_answer"}}: {{$q.RightText}}</p>{{end}}
-{{if .Feedback}}<p>{{t $.Lang "feedback"}}: {{.Feedback}}</p>{{end}}{{if .Comment}}<p>{{t $.Lang "comment"}}: {{.Comment}}</p>{{end}}</div>{{end}}
+{{if .Feedback}}<p>{{t $.Lang "feedback"}}: {{.Feedback}}</p>{{end}}{{if .Comment}}<p>{{t $.Lang "comment"}}: {{.Comment}}</p>{{end}}{{if $q.Pending}}<p>{{t $.Lang "pending_one"}}</p>{{end}}</div>{{end}}{{end}}
 </section>{{end}}
 </form>
-{{if .CanSubmit}}<form id="submit-form" class="card" method="post" action="{{.Base}}/attempts/{{.A.ID}}/submit"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="submit">{{t .Lang "submit"}}</button></form>{{end}}
+{{if .Open}}<nav id="pager" class="card" hidden aria-label="{{t .Lang "pages"}}"><button type="button" class="secondary" id="prev">{{t .Lang "previous"}}</button> <span id="page-no" aria-live="polite"></span> <button type="button" id="next">{{t .Lang "next"}}</button></nav>{{end}}
+{{if .CanSubmit}}<form id="submit-form" class="card" method="post" action="{{.Base}}/attempts/{{.A.ID}}/submit"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="submit-button">{{t .Lang "submit"}}</button></form>{{end}}
 </main></div></body></html>`))
 
 // rightText describes the right answer of a reviewed slot in words.
-func rightText(q quiz.View, rv *quizsvc.SlotReview) string {
+func rightText(lang string, q quiz.View, rv *quizsvc.SlotReview) string {
 	if rv == nil {
 		return ""
 	}
@@ -299,7 +303,7 @@ func rightText(q quiz.View, rv *quizsvc.SlotReview) string {
 		return strings.Join(parts, "; ")
 	case quiz.TrueFalse:
 		if k.Bool != nil {
-			return strconv.FormatBool(*k.Bool)
+			return attemptText(lang, strconv.FormatBool(*k.Bool))
 		}
 	case quiz.Matching:
 		var parts []string
@@ -394,7 +398,8 @@ func (p *Portal) attemptPage(w http.ResponseWriter, r *http.Request) {
 			if qv.Review.Correct != "" {
 				qv.ReviewWord = attemptText(l.Lang, qv.Review.Correct)
 			}
-			qv.RightText = rightText(q, qv.Review)
+			qv.RightText = rightText(l.Lang, q, qv.Review)
+			qv.Pending = q.Type == quiz.Essay && qv.Review.Correct == "" && v.State == quiz.NeedsGrading
 		}
 		qs[i] = qv
 	}

@@ -41,12 +41,12 @@ func TestJWTEntry(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2030, 3, 4, 10, 0, 0, 0, time.UTC)
 		e.Clock.Set(now)
-		old, err := e.Store.RotateSSOKey(ctx, e.Domain.ID, time.Hour, now.Add(-time.Hour))
+		old, err := e.Store.RotateSSOKey(ctx, e.Domain.ID, e.Main.Secret, time.Hour, now.Add(-time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		cur, _ := e.Store.RotateSSOKey(ctx, e.Domain.ID, time.Hour, now.Add(-time.Minute))
-		otherKey, _ := e.Store.RotateSSOKey(ctx, e.Other.ID, time.Hour, now)
+		cur, _ := e.Store.RotateSSOKey(ctx, e.Domain.ID, e.Main.Secret, time.Hour, now.Add(-time.Minute))
+		otherKey, _ := e.Store.RotateSSOKey(ctx, e.Other.ID, e.Main.Secret, time.Hour, now)
 		aud := portalURL(e, e.Domain)
 		n := 0
 		base := func() claims {
@@ -141,7 +141,7 @@ func TestJWTEntry(t *testing.T) {
 
 func TestJWTEntryRedirectRules(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		cur, _ := e.Store.RotateSSOKey(context.Background(), e.Domain.ID, 0, time.Now())
+		cur, _ := e.Store.RotateSSOKey(context.Background(), e.Domain.ID, e.Main.Secret, 0, time.Now())
 		tok := sign(t, jwt.SigningMethodHS256, cur.Kid, []byte(cur.Secret), claims{"email": "ann@example.com", "aud": portalURL(e, e.Domain),
 			"iat": time.Now().Unix(), "exp": time.Now().Add(time.Minute).Unix(), "jti": "r1"})
 		for _, c := range []struct{ field, value string }{

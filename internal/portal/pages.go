@@ -73,10 +73,6 @@ func pathID(r *http.Request, name string) (int64, error) {
 }
 
 func (p *Portal) home(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/" {
-		p.pageError(w, r, lms.NotFoundf("no page"))
-		return
-	}
 	l, _ := LearnerFrom(r.Context())
 	d := p.newPage(r, "home", "home")
 	body, err := p.dashboard(r, d, l)
@@ -95,10 +91,7 @@ func (p *Portal) course(w http.ResponseWriter, r *http.Request) {
 		p.pageError(w, r, err)
 		return
 	}
-	cv, err := p.Learn.Outline(r.Context(), l.DomainID, id, l.UserID)
-	if err == nil && !cv.Enrolled && cv.Course.Status != lms.CoursePublished {
-		err = lms.NotFoundf("course %d not found", id)
-	}
+	cv, err := p.outlineFor(r, l, id)
 	if err != nil {
 		p.pageError(w, r, err)
 		return
@@ -106,6 +99,16 @@ func (p *Portal) course(w http.ResponseWriter, r *http.Request) {
 	d := p.newPage(r, "course", "")
 	d.Title, d.Body = cv.Course.Name, p.courseBody(d, cv)
 	p.renderPage(w, r, http.StatusOK, "course", d)
+}
+
+// outlineFor is course id's outline for the learner. A course the learner
+// is not enrolled in is shown only when published.
+func (p *Portal) outlineFor(r *http.Request, l Learner, id int64) (learn.CourseView, error) {
+	cv, err := p.Learn.Outline(r.Context(), l.DomainID, id, l.UserID)
+	if err == nil && !cv.Enrolled && cv.Course.Status != lms.CoursePublished {
+		err = lms.NotFoundf("course %d not found", id)
+	}
+	return cv, err
 }
 
 // lessonFor opens lesson lid of course id for the learner: not found when
@@ -139,13 +142,13 @@ func (p *Portal) lesson(w http.ResponseWriter, r *http.Request) {
 		p.pageError(w, r, err)
 		return
 	}
-	cv, err := p.Learn.Outline(r.Context(), l.DomainID, v.CourseID, l.UserID)
+	cv, err := p.outlineFor(r, l, v.CourseID)
 	if err != nil {
 		p.pageError(w, r, err)
 		return
 	}
 	d := p.newPage(r, "lesson", "")
-	d.Title, d.Body = v.Title+" · "+v.CourseTitle, p.lessonBody(r, d, cv, v)
+	d.Title, d.Body = v.Title+" · "+v.CourseTitle, p.lessonBody(d, cv, v)
 	p.renderPage(w, r, http.StatusOK, "lesson", d)
 }
 
@@ -153,7 +156,7 @@ func (p *Portal) lesson(w http.ResponseWriter, r *http.Request) {
 func (p *Portal) lockedPage(w http.ResponseWriter, r *http.Request, l Learner, locked learn.ErrLocked) {
 	id, _ := pathID(r, "id")
 	lid, _ := pathID(r, "lid")
-	cv, err := p.Learn.Outline(r.Context(), l.DomainID, id, l.UserID)
+	cv, err := p.outlineFor(r, l, id)
 	if err != nil {
 		p.pageError(w, r, err)
 		return

@@ -113,14 +113,14 @@ func (p *Portal) join(w http.ResponseWriter, r *http.Request) {
 	now := p.now()
 	o, ok := nextSitting(c, now)
 	if ok && now.Before(o.Start.Add(-joinEarly)) {
-		p.showMessage(w, r, http.StatusConflict, "learn.lock.generic", "learn.live.notYet")
+		p.showMessage(w, r, http.StatusConflict, "learn.live.join", "learn.live.notYet")
 		return
 	}
 	u, err := vcapi.LaunchURL(p.BaseURL(), p.domain(r), c, vcapi.LaunchUser{ID: itoa64(l.UserID), Name: l.Name,
 		Lesson: lessonName, Course: courseName}, now)
 	if err != nil {
 		// Cancelled or over: nothing to enter.
-		p.showMessage(w, r, http.StatusConflict, "learn.lock.generic", "learn.live.noRecording")
+		p.showMessage(w, r, http.StatusConflict, "learn.live.join", "learn.live.over")
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")

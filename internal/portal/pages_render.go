@@ -195,23 +195,23 @@ func (p *Portal) newPage(r *http.Request, name, nav string) *pageData {
 
 // pageHeaders are the security headers of every portal page: a CSP without
 // inline scripts or styles (learn.js and learn.css come from
-// /classroom/assets), embeds only from the two video players' own hosts,
+// /classroom/assets), images also from https (a lesson's Markdown may show
+// the school's own), embeds only from the two video players' own hosts,
 // and frame-ancestors * because a school may show its portal inside its
 // own pages (the session cookie is SameSite=Lax, so a cross-site frame gets
 // the sign-in page's "open in a new tab" instead, never a session).
 func pageHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "+
 		"media-src 'self'; connect-src 'self'; frame-src https://www.youtube-nocookie.com https://player.vimeo.com; "+
 		"form-action 'self'; base-uri 'none'; frame-ancestors *")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, no-store")
-	// Nothing to other sites (lesson pages hold signed media links), but
-	// the portal's own forms keep their Origin: under "no-referrer" a
-	// browser sends "Origin: null" with a form post, which the CSRF check
-	// refuses.
-	h.Set("Referrer-Policy", "same-origin")
+	// Lesson pages hold signed media links. Under no-referrer browsers send
+	// "Origin: null" with the portal's own form posts; checkCSRF lets the
+	// token decide then.
+	h.Set("Referrer-Policy", "no-referrer")
 }
 
 // renderPage writes page d with template name and status.

@@ -211,9 +211,14 @@ func TestPagesDashboard(t *testing.T) {
 		if c := get(t, browser(t), j.Header.Get("Location")); c.Status != 200 {
 			t.Errorf("launch URL: %d", c.Status)
 		}
-		if j := get(t, s.b, s.base+"/classes/"+itoa(later.ID)+"/join"); j.Status != http.StatusConflict {
+		if j := get(t, s.b, s.base+"/classes/"+itoa(later.ID)+"/join"); j.Status != http.StatusConflict || !strings.Contains(j.Body, "10 minutes before") {
 			t.Errorf("join a week early: %d", j.Status)
 		}
+		e.Clock.Set(now.Add(2 * time.Hour))
+		if j := get(t, s.b, s.base+"/classes/"+itoa(live.ID)+"/join"); j.Status != http.StatusConflict || !strings.Contains(j.Body, "is over") {
+			t.Errorf("join after the sitting: %d", j.Status)
+		}
+		e.Clock.Set(time.Time{})
 		other, err := e.Store.CreateLiveClass(ctx, e.Domain.ID, lms.LiveClass{Title: "Not mine", Date: now.Format("2006-01-02"),
 			TimezoneName: "UTC", Occurrences: []lms.Occurrence{{Start: now, End: now.Add(time.Hour)}}})
 		if err != nil {
@@ -289,7 +294,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors") {
 			t.Errorf("CSP %q", csp)
 		}
-		if l.Header.Get("Referrer-Policy") != "same-origin" {
+		if l.Header.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("Referrer-Policy %q", l.Header.Get("Referrer-Policy"))
 		}
 
@@ -540,6 +545,18 @@ func TestPagesLessonTypes(t *testing.T) {
 		p = get(t, cb, cBase+"/courses/"+itoa(s.course)+"/lessons/"+itoa(embed))
 		if p.Status != 200 || strings.Contains(p.Body, "/complete") {
 			t.Errorf("preview: %d, offers Complete: %v", p.Status, strings.Contains(p.Body, "/complete"))
+		}
+		// An unpublished course shows nothing to a learner not enrolled,
+		// not even its previews.
+		e.Do(Request{Method: "POST", Path: "/api/v1/courses/unpublish/" + itoa(s.course), Domain: &e.Domain})
+		for _, path := range []string{"/courses/" + itoa(s.course), "/courses/" + itoa(s.course) + "/lessons/" + itoa(embed),
+			"/courses/" + itoa(s.course) + "/lessons/" + itoa(s.text)} {
+			if p := get(t, cb, cBase+path); p.Status != http.StatusNotFound {
+				t.Errorf("unpublished, not enrolled, %s: %d", path, p.Status)
+			}
+		}
+		if p := get(t, s.b, s.lessonURL(embed)); p.Status != 200 {
+			t.Errorf("unpublished, enrolled: %d", p.Status)
 		}
 	})
 }

@@ -243,7 +243,7 @@ func fileSize(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
 }
 
-func (p *Portal) lessonBody(r *http.Request, d *pageData, cv learn.CourseView, v learn.LessonView) lessonBody {
+func (p *Portal) lessonBody(d *pageData, cv learn.CourseView, v learn.LessonView) lessonBody {
 	b := lessonBody{ID: v.ID, Title: v.Title, Type: v.Type, State: v.State, CourseTitle: v.CourseTitle,
 		CourseURL: d.courseURL(v.CourseID), HTML: demoteHeadings(v.HTML), MediaURL: v.MediaURL, FileName: v.FileName,
 		FileSize: fileSize(v.FileSize), Position: v.Position, WatchedPercent: v.WatchedPercent, Enrolled: v.Enrolled,

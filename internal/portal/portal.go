@@ -54,6 +54,9 @@ type Portal struct {
 	// Secure makes cookies Secure and __Host- prefixed; set it when the
 	// public URL is https.
 	Secure bool
+	// Secret is the server secret (server.secret in the data dir); the
+	// domains' SSO secrets are sealed under a key derived from it.
+	Secret []byte
 
 	mux *http.ServeMux
 }

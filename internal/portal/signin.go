@@ -264,7 +264,7 @@ func (p *Portal) verifyJWT(r *http.Request, raw string) (int64, error) {
 	if raw == "" {
 		return 0, &jwtError{"missing_jwt", "The jwt parameter is missing."}
 	}
-	keys, err := p.Store.SSOKeys(ctx, d.ID, p.now())
+	keys, err := p.Store.SSOKeys(ctx, d.ID, p.Secret, p.now())
 	if err != nil {
 		return 0, err
 	}

@@ -41,6 +41,17 @@ func (a Access) Left() int {
 	return a.Limit - a.Used
 }
 
+// TimeLimit is the learner's time in mode: the allotted time with the
+// override's multiplier and extra time (0 = untimed).
+func (a Access) TimeLimit(mode string) time.Duration {
+	in := a.deadlineInput(mode, time.Time{})
+	if in.Allotted <= 0 {
+		return 0
+	}
+	d, _, _ := quiz.Deadline(quiz.DeadlineInput{Start: in.Start, Allotted: in.Allotted, Multiplier: in.Multiplier, Extra: in.Extra})
+	return d.Sub(in.Start)
+}
+
 // DeadlineIf is the deadline an attempt in mode started at would get.
 func (a Access) DeadlineIf(mode string, at time.Time) (deadline time.Time, capped, ok bool) {
 	return quiz.Deadline(a.deadlineInput(mode, at))
@@ -578,31 +589,65 @@ func (s *Service) Regrade(ctx context.Context, domainID int64, ids []int64) ([]s
 
 // Sweep finishes every attempt whose deadline (plus the network grace) or
 // grace period has passed, with the answers saved so far. It returns how
-// many it moved.
+// many it moved. An attempt that cannot be finished is logged and left for
+// the next sweep; the others still are.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
 	n := 0
+	failed := map[store.AttemptRef]bool{}
 	for {
-		due, err := s.Store.DueAttempts(ctx, s.now(), 100)
+		due, err := s.Store.DueAttempts(ctx, s.now(), 100+len(failed))
 		if err != nil {
 			return n, err
 		}
-		if len(due) == 0 {
+		moved := 0
+		for _, r := range due {
+			if failed[r] {
+				continue
+			}
+			if err := s.expire(ctx, r); err != nil {
+				if ctx.Err() != nil {
+					return n, ctx.Err()
+				}
+				s.logger().Error("quiz expiry: attempt not finished", "domain_id", r.DomainID, "attempt_id", r.ID, "err", err)
+				failed[r] = true
+				continue
+			}
+			moved++
+		}
+		n += moved
+		if moved == 0 {
 			return n, nil
 		}
-		for _, r := range due {
-			a, err := s.Store.Attempt(ctx, r.DomainID, r.ID)
-			if err != nil {
-				return n, err
-			}
-			ev := quiz.EvExpire
-			if a.State == quiz.Overdue {
-				ev = quiz.EvGrace
-			}
-			if _, err := s.finish(ctx, r.DomainID, r.ID, ev); err != nil {
-				return n, fmt.Errorf("attempt %d: %w", r.ID, err)
-			}
-			n++
-		}
+	}
+}
+
+func (s *Service) expire(ctx context.Context, r store.AttemptRef) error {
+	a, err := s.Store.Attempt(ctx, r.DomainID, r.ID)
+	if err != nil {
+		return err
+	}
+	ev := quiz.EvExpire
+	if a.State == quiz.Overdue {
+		ev = quiz.EvGrace
+	}
+	_, err = s.finish(ctx, r.DomainID, r.ID, ev)
+	return err
+}
+
+// AttemptDeleted recomputes the learner's result after a test-mode
+// attempt was deleted and tells TestResult (failed when no finished
+// attempt is left).
+func (s *Service) AttemptDeleted(ctx context.Context, domainID int64, a store.Attempt) {
+	if a.Mode != quiz.ModeTest || a.Source == "live" || s.TestResult == nil {
+		return
+	}
+	res, err := s.LearnerResult(ctx, domainID, a.TestID, a.UserID)
+	if err != nil {
+		s.logger().Error("test result after delete", "attempt_id", a.ID, "err", err)
+		return
+	}
+	if err := s.TestResult(ctx, domainID, a.UserID, a.TestID, res.Graded && res.Passed, s.now()); err != nil {
+		s.logger().Error("test result after delete: completion", "attempt_id", a.ID, "err", err)
 	}
 }
 

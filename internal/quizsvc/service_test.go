@@ -2,9 +2,11 @@ package quizsvc_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -542,6 +544,78 @@ func TestSaveRefusals(t *testing.T) {
 		}
 		if _, err := f.svc.Submit(ctx, f.d, a.ID, f.userID); lms.ErrorCode(err) != lms.CodeConflict {
 			t.Fatalf("second submit: %v", err)
+		}
+	})
+}
+
+// rawDB opens the test server's database directly (to break a row).
+func rawDB(t *testing.T, e *apitest.Env) *sql.DB {
+	t.Helper()
+	driver, dsn := "sqlite", filepath.Join(e.Main.Config.DataDir, "lectern.db")
+	if e.Main.Config.DatabaseURL != "" {
+		driver, dsn = "pgx", e.Main.Config.DatabaseURL
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestSweeperSkipsABrokenAttempt: an attempt that cannot be finished is
+// logged and left; the sweeper still finishes the others.
+func TestSweeperSkipsABrokenAttempt(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		ctx := context.Background()
+		f := newFixture(t, e)
+		bob := mustID(t, e.LMS("POST", "/users/create", map[string]any{"username": "bob", "email": "bob@example.com", "name": "Bob"}), "id")
+		e.LMS("POST", "/tests/enroll", map[string]any{"testId": f.testID, "email": "bob@example.com"})
+		t0 := time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)
+		e.Clock.Set(t0)
+		broken, _, err := f.svc.Start(ctx, f.d, f.testID, f.userID, quiz.ModeTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, _, err := f.svc.Start(ctx, f.d, f.testID, bob, quiz.ModeTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rawDB(t, e).Exec("UPDATE quiz_attempts SET layout = 'not json' WHERE id = " + fmt.Sprint(broken.ID)); err != nil {
+			t.Fatal(err)
+		}
+		e.Clock.Set(t0.Add(time.Hour))
+		if _, err := f.svc.Sweep(ctx); err != nil {
+			t.Fatalf("sweep: %v", err)
+		}
+		if a, _ := e.Store.Attempt(ctx, f.d, good.ID); a.State != quiz.Finished {
+			t.Fatalf("the good attempt is %s, want finished", a.State)
+		}
+		if a, _ := e.Store.Attempt(ctx, f.d, broken.ID); a.State != quiz.InProgress {
+			t.Fatalf("the broken attempt is %s", a.State)
+		}
+	})
+}
+
+// TestDeleteRecomputesResult: deleting the only passed attempt tells the
+// learner side the test is no longer passed.
+func TestDeleteRecomputesResult(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		ctx := context.Background()
+		f := newFixture(t, e)
+		var calls []bool
+		f.svc.TestResult = func(ctx context.Context, domainID, userID, testID int64, passed bool, at time.Time) error {
+			calls = append(calls, passed)
+			return nil
+		}
+		a, _, _ := f.svc.Start(ctx, f.d, f.testID, f.userID, quiz.ModeTest)
+		f.svc.Save(ctx, f.d, a.ID, f.userID, 1, quiz.Response{Choice: f.choice(t, a.ID, 1, "A")}, 1)
+		f.svc.Submit(ctx, f.d, a.ID, f.userID)
+		if r := e.LMS("DELETE", fmt.Sprintf("/tests/attempts/delete/%d", a.ID), nil); r.Status != 200 {
+			t.Fatal(string(r.Body))
+		}
+		if fmt.Sprint(calls) != "[true false]" {
+			t.Fatalf("completion calls %v, want [true false]", calls)
 		}
 	})
 }

@@ -252,7 +252,7 @@ func (m *Main) Handler() http.Handler {
 	certs.Register(mux)
 	m.Learn.OnCourseCompleted = certs.OnCourseCompleted
 	learner := &portal.Portal{Store: m.Store, Learn: m.Learn, Logger: m.Logger, Now: m.Now, BaseURL: m.BaseURL,
-		Secure: strings.HasPrefix(m.BaseURL(), "https://")}
+		Secure: strings.HasPrefix(m.BaseURL(), "https://"), Secret: m.Secret}
 	learner.Register(mux)
 	m.testClockRoutes(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,

@@ -116,7 +116,7 @@ func TestSignInTokensNeverLogged(t *testing.T) {
 	if s := status(t, link); s != http.StatusGone {
 		t.Fatalf("reuse: %d", s)
 	}
-	key, _ := m.Store.RotateSSOKey(ctx, d.ID, 0, time.Now())
+	key, _ := m.Store.RotateSSOKey(ctx, d.ID, m.Secret, 0, time.Now())
 	portal := m.BaseURL() + "/" + strconv.FormatInt(d.ID, 10) + "/learn"
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"email": "ann@example.com", "aud": portal,
 		"iat": time.Now().Unix(), "exp": time.Now().Add(time.Minute).Unix(), "jti": "never-logged-jti"})

@@ -241,17 +241,17 @@ type SSOKey struct {
 }
 
 // RotateSSOKey makes a new current SSO key for the domain and returns it
-// with its secret in the clear (the only time it is). The key it replaces
-// stays valid for grace (not at all when grace is 0); keys replaced
-// before it end now.
-func (s *Store) RotateSSOKey(ctx context.Context, domainID int64, grace time.Duration, at time.Time) (SSOKey, error) {
-	d, err := s.GetDomain(ctx, domainID)
-	if err != nil {
+// with its secret in the clear (the only time it is). The secret is kept
+// sealed under sealKey (the server secret). The key it replaces stays
+// valid for grace (not at all when grace is 0); keys replaced before it
+// end now.
+func (s *Store) RotateSSOKey(ctx context.Context, domainID int64, sealKey []byte, grace time.Duration, at time.Time) (SSOKey, error) {
+	if _, err := s.GetDomain(ctx, domainID); err != nil {
 		return SSOKey{}, err
 	}
 	k := SSOKey{Kid: newSecretHex(4), Secret: "lss_" + newSecretHex(32), CreatedAt: at.UTC().Truncate(time.Second)}
-	sealed := sealSSO(d.LaunchSecret, domainID, k.Kid, k.Secret)
-	err = s.tx(ctx, func(tx db) error {
+	sealed := sealSSO(sealKey, domainID, k.Kid, k.Secret)
+	err := s.tx(ctx, func(tx db) error {
 		if _, err := tx.exec(ctx, "DELETE FROM learn_sso_keys WHERE domain_id = ? AND expires_at IS NOT NULL", domainID); err != nil {
 			return err
 		}
@@ -273,12 +273,14 @@ func (s *Store) RotateSSOKey(ctx context.Context, domainID int64, grace time.Dur
 	return k, nil
 }
 
-// SSOKeys returns the domain's SSO keys valid at at, newest first.
-func (s *Store) SSOKeys(ctx context.Context, domainID int64, at time.Time) ([]SSOKey, error) {
-	d, err := s.GetDomain(ctx, domainID)
-	if err != nil {
-		return nil, err
-	}
+// ErrSSOSeal is returned by SSOKeys for a secret sealed under another
+// server secret (a different data dir's server.secret).
+var ErrSSOSeal = errors.New("an SSO secret of this domain was sealed under another server secret (server.secret in the data dir); " +
+	"make a new one with lectern domain rotate-key --api sso --data-dir <the server's data dir>")
+
+// SSOKeys returns the domain's SSO keys valid at at, newest first, opened
+// with sealKey (the server secret).
+func (s *Store) SSOKeys(ctx context.Context, domainID int64, sealKey []byte, at time.Time) ([]SSOKey, error) {
 	rows, err := s.read().query(ctx, `SELECT kid, secret_sealed, created_at, expires_at FROM learn_sso_keys
 		WHERE domain_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY id DESC`, domainID, formatTime(at))
 	if err != nil {
@@ -293,7 +295,7 @@ func (s *Store) SSOKeys(ctx context.Context, domainID int64, at time.Time) ([]SS
 		if err := rows.Scan(&k.Kid, &sealed, &created, &expires); err != nil {
 			return nil, err
 		}
-		k.Secret, err = openSSO(d.LaunchSecret, domainID, k.Kid, sealed)
+		k.Secret, err = openSSO(sealKey, domainID, k.Kid, sealed)
 		if err != nil {
 			return nil, err
 		}
@@ -313,11 +315,12 @@ func newSecretHex(n int) string {
 }
 
 // SSO secrets must come back for HMAC verification, so they are sealed,
-// not hashed: AES-256-GCM under a key derived from the domain's launch
-// secret, with the domain id and key id as additional data so a sealed
-// value cannot be moved to another domain or key.
-func ssoAEAD(launchSecret []byte) cipher.AEAD {
-	m := hmac.New(sha256.New, launchSecret)
+// not hashed: AES-256-GCM under a key derived from the server secret
+// (kept in the data dir, not in the database), with the domain id and key
+// id as additional data so a sealed value cannot be moved to another
+// domain or key.
+func ssoAEAD(serverSecret []byte) cipher.AEAD {
+	m := hmac.New(sha256.New, serverSecret)
 	m.Write([]byte("sso-key-seal-v1"))
 	block, err := aes.NewCipher(m.Sum(nil))
 	if err != nil {
@@ -334,22 +337,22 @@ func ssoAD(domainID int64, kid string) []byte {
 	return []byte(strconv.FormatInt(domainID, 10) + "\n" + kid)
 }
 
-func sealSSO(launchSecret []byte, domainID int64, kid, secret string) string {
-	aead := ssoAEAD(launchSecret)
+func sealSSO(serverSecret []byte, domainID int64, kid, secret string) string {
+	aead := ssoAEAD(serverSecret)
 	nonce := make([]byte, aead.NonceSize())
 	rand.Read(nonce)
 	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(secret), ssoAD(domainID, kid)))
 }
 
-func openSSO(launchSecret []byte, domainID int64, kid, sealed string) (string, error) {
-	aead := ssoAEAD(launchSecret)
+func openSSO(serverSecret []byte, domainID int64, kid, sealed string) (string, error) {
+	aead := ssoAEAD(serverSecret)
 	b, err := base64.RawURLEncoding.DecodeString(sealed)
 	if err != nil || len(b) < aead.NonceSize() {
-		return "", errors.New("sso key " + kid + ": sealed value is malformed")
+		return "", ErrSSOSeal
 	}
 	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], ssoAD(domainID, kid))
 	if err != nil {
-		return "", errors.New("sso key " + kid + ": cannot be opened with the domain's secret")
+		return "", ErrSSOSeal
 	}
 	return string(plain), nil
 }

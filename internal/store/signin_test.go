@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -120,28 +121,32 @@ func TestSSOKeyRotation(t *testing.T) {
 			d, _, _ := st.CreateDomain(ctx, "A")
 			other, _, _ := st.CreateDomain(ctx, "B")
 			now := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			k1, err := st.RotateSSOKey(ctx, d.ID, time.Hour, now)
+			seal := []byte("a server secret of thirty-two b.")
+			k1, err := st.RotateSSOKey(ctx, d.ID, seal, time.Hour, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			k2, _ := st.RotateSSOKey(ctx, d.ID, time.Hour, now.Add(time.Minute))
-			keys, _ := st.SSOKeys(ctx, d.ID, now.Add(2*time.Minute))
+			k2, _ := st.RotateSSOKey(ctx, d.ID, seal, time.Hour, now.Add(time.Minute))
+			keys, _ := st.SSOKeys(ctx, d.ID, seal, now.Add(2*time.Minute))
 			if len(keys) != 2 || keys[0].Kid != k2.Kid || keys[0].Secret != k2.Secret || keys[1].Kid != k1.Kid || keys[1].Secret != k1.Secret {
 				t.Fatalf("during rotation: %+v", keys)
 			}
-			if keys, _ := st.SSOKeys(ctx, d.ID, now.Add(61*time.Minute+time.Second)); len(keys) != 1 || keys[0].Kid != k2.Kid {
+			if keys, _ := st.SSOKeys(ctx, d.ID, seal, now.Add(61*time.Minute+time.Second)); len(keys) != 1 || keys[0].Kid != k2.Kid {
 				t.Errorf("after the grace period: %+v", keys)
 			}
-			k3, _ := st.RotateSSOKey(ctx, d.ID, time.Hour, now.Add(2*time.Minute))
-			if keys, _ := st.SSOKeys(ctx, d.ID, now.Add(3*time.Minute)); len(keys) != 2 || keys[0].Kid != k3.Kid || keys[1].Kid != k2.Kid {
+			k3, _ := st.RotateSSOKey(ctx, d.ID, seal, time.Hour, now.Add(2*time.Minute))
+			if keys, _ := st.SSOKeys(ctx, d.ID, seal, now.Add(3*time.Minute)); len(keys) != 2 || keys[0].Kid != k3.Kid || keys[1].Kid != k2.Kid {
 				t.Errorf("a third rotation keeps only the newest two: %+v", keys)
 			}
-			st.RotateSSOKey(ctx, d.ID, 0, now.Add(4*time.Minute))
-			if keys, _ := st.SSOKeys(ctx, d.ID, now.Add(5*time.Minute)); len(keys) != 1 {
+			st.RotateSSOKey(ctx, d.ID, seal, 0, now.Add(4*time.Minute))
+			if keys, _ := st.SSOKeys(ctx, d.ID, seal, now.Add(5*time.Minute)); len(keys) != 1 {
 				t.Errorf("rotation without grace: %+v", keys)
 			}
-			if keys, _ := st.SSOKeys(ctx, other.ID, now); len(keys) != 0 {
+			if keys, _ := st.SSOKeys(ctx, other.ID, seal, now); len(keys) != 0 {
 				t.Errorf("other domain sees keys: %+v", keys)
+			}
+			if _, err := st.SSOKeys(ctx, d.ID, []byte("another server secret, 32 bytes"), now.Add(5*time.Minute)); !errors.Is(err, store.ErrSSOSeal) {
+				t.Errorf("opened under another server secret: %v", err)
 			}
 		})
 	}

@@ -30,8 +30,11 @@ function pdfWorker(): Plugin {
   };
 }
 
-// The catalogues also hold the learner portal's strings (keys "learn."),
-// which only the Go server renders: they stay out of the browser bundles.
+// The catalogues also hold strings only the Go server renders: the learner
+// portal's (keys "learn.") and the certificate verify page's ("cert."). They
+// stay out of the browser bundles.
+const SERVER_ONLY = ['learn.', 'cert.'];
+
 function serverOnlyStrings(): Plugin {
   return {
     name: 'lectern-server-only-strings',
@@ -39,7 +42,7 @@ function serverOnlyStrings(): Plugin {
     transform(code, id) {
       if (!/[\\/]internal[\\/]classroom[\\/]i18n[\\/][a-z]+\.json$/.test(id)) return null;
       const cat = JSON.parse(code) as Record<string, string>;
-      const kept = Object.fromEntries(Object.entries(cat).filter(([k]) => !k.startsWith('learn.')));
+      const kept = Object.fromEntries(Object.entries(cat).filter(([k]) => !SERVER_ONLY.some((p) => k.startsWith(p))));
       return { code: JSON.stringify(kept, null, 2), map: null };
     },
   };

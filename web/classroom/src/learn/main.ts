@@ -82,7 +82,16 @@ function media(box: HTMLElement): void {
     }
   };
 
+  // Nothing is reported before the first play: a page left before its
+  // metadata loaded (or before it resumed) must not move the stored
+  // position back to 0.
+  let engaged = false;
+  el.addEventListener('play', () => {
+    engaged = true;
+  });
+
   const report = async (final = false) => {
+    if (!engaged) return;
     const position = Math.floor(el.currentTime);
     if (!tracker.changed && position === lastPosition) return;
     if (inFlight && !final) return;
