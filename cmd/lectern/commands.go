@@ -239,7 +239,7 @@ func runDomainRotateKey(ctx context.Context, args []string, stdout, stderr io.Wr
 
 func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
-		fmt.Fprintln(stderr, "Usage: lectern recording import --class ID FILE\n\nAdd a recording file (made elsewhere) to a live class; classes also record themselves.")
+		fmt.Fprintln(stderr, "Usage: lectern recording import --class ID FILE [--data-dir DIR] [--json]\n\nAdd a recording file (made elsewhere) to a live class; classes also record themselves.\nFlags may come before or after FILE.")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -250,7 +250,7 @@ func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	cfg.StoreFlags(fs)
 	classID := fs.Int64("class", 0, "the live class id (required)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parseFlags(func() error { return cfg.Parse(fs, args[1:]) }); err != nil {
+	if err := parseFlags(func() error { return cfg.Parse(fs, flagsFirst(fs, args[1:])) }); err != nil {
 		return err
 	}
 	if *classID <= 0 || fs.NArg() != 1 {
