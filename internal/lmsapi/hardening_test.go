@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,6 +213,36 @@ func TestOneClock(t *testing.T) {
 		}
 		if u.CreatedAt.Year() != 2040 {
 			t.Errorf("created_at %v does not follow the injected clock", u.CreatedAt)
+		}
+	})
+}
+
+// TestConcurrentCourseUpdates: two partial updates of a course at once
+// both survive on both databases (item 11: a row lock on PostgreSQL).
+func TestConcurrentCourseUpdates(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		course := create(t, e, "/courses/create", map[string]any{"course_name": "C0"}, "data.course_id")
+		for round := 1; round <= 15; round++ {
+			name, sub := "C"+itoa(int64(round)), "S"+itoa(int64(round))
+			var wg sync.WaitGroup
+			for _, b := range []map[string]any{{"course_id": course, "course_name": name}, {"course_id": course, "subtitle": sub}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if r := e.Do(api("PUT", "/courses/update", b)); r.Status != 200 {
+						t.Errorf("update %v: %d %s", b, r.Status, r.Body)
+					}
+				}()
+			}
+			wg.Wait()
+			r := e.LMS("GET", "/courses/get/"+itoa(course), nil)
+			body := r.Object(t)
+			if got, _ := Lookup(body, "data.title"); got != name {
+				t.Fatalf("round %d: title %v, want %s (an update was lost): %s", round, got, name, r.Body)
+			}
+			if got, _ := Lookup(body, "data.subtitle"); got != sub {
+				t.Fatalf("round %d: subtitle %v, want %s (an update was lost): %s", round, got, sub, r.Body)
+			}
 		}
 	})
 }

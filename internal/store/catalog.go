@@ -101,6 +101,9 @@ func course(ctx context.Context, d db, domainID, id int64) (lms.Course, error) {
 func (s *Store) UpdateCourse(ctx context.Context, domainID, id int64, edit func(*lms.Course)) (lms.Course, error) {
 	var c lms.Course
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "courses", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if c, err = course(ctx, tx, domainID, id); err != nil {
 			return err
@@ -207,6 +210,9 @@ func test(ctx context.Context, d db, domainID, id int64) (lms.Test, error) {
 func (s *Store) UpdateTest(ctx context.Context, domainID, id int64, edit func(*lms.Test)) (lms.Test, error) {
 	var t lms.Test
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "tests", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if t, err = test(ctx, tx, domainID, id); err != nil {
 			return err
@@ -306,6 +312,9 @@ func bundleItems(ctx context.Context, d db, domainID, bundleID int64) ([]lms.Ite
 func (s *Store) UpdateBundle(ctx context.Context, domainID, id int64, edit func(*lms.Bundle)) (lms.Bundle, error) {
 	var b lms.Bundle
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "bundles", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if b, err = bundle(ctx, tx, domainID, id); err != nil {
 			return err

@@ -221,6 +221,9 @@ func mustOwn(ctx context.Context, d db, domainID int64, kind string, itemID int6
 func (s *Store) UpdateDiscount(ctx context.Context, domainID int64, kind string, itemID, id int64, edit func(*lms.Discount) error) (lms.Discount, error) {
 	var d lms.Discount
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "discounts", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if d, err = ownDiscount(ctx, tx, domainID, kind, itemID, id); err != nil {
 			return err

@@ -54,35 +54,66 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 }
 
 // UpdateLiveClass replaces a class's fields and, when occ is non-nil, its
-// occurrences (cancellations of the old ones are dropped with them).
+// occurrences (cancellations of the old ones are dropped with them). It
+// rewrites every field from c: to change some fields of the current row,
+// use EditLiveClass, which cannot lose a concurrent update.
 func (s *Store) UpdateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass, occ []lms.Occurrence) (lms.LiveClass, error) {
-	c.UpdatedAt = s.now()
-	err := s.tx(ctx, func(tx db) error {
-		res, err := tx.exec(ctx, `UPDATE live_classes SET owner_user_id = ?, title = ?, description = ?, date = ?,
-			start_minute = ?, end_minute = ?, timezone_id = ?, timezone_name = ?, is_recurring = ?, repeat_kind = ?,
-			weekdays = ?, end_classes_count = ?, end_date = ?, currency = ?, ispaid = ?, seat_attendees = ?, record = ?,
-			is_recording_layout = ?, is_video = ?, is_board = ?, is_lang = ?, is_region = ?, is_corporate = ?,
-			is_screenshare = ?, is_private_chat = ?, keyword = ?, privacy = ?, published = ?, updated_at = ?
-			WHERE domain_id = ? AND id = ?`,
-			append(classArgs(c), formatTime(c.UpdatedAt), domainID, c.ID)...)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return lms.NotFoundf("live class %d not found", c.ID)
-		}
-		if occ == nil {
-			return nil
-		}
-		if _, err := tx.exec(ctx, "DELETE FROM class_occurrences WHERE domain_id = ? AND class_id = ?", domainID, c.ID); err != nil {
-			return err
-		}
-		return insertOccurrences(ctx, tx, domainID, c.ID, occ)
-	})
+	err := s.tx(ctx, func(tx db) error { return s.updateLiveClass(ctx, tx, domainID, c, occ) })
 	if err != nil {
 		return lms.LiveClass{}, err
 	}
 	return s.LiveClass(ctx, domainID, c.ID)
+}
+
+// EditLiveClass reads the class (with its occurrences) inside a write
+// transaction holding its row lock, lets edit change it, and writes it
+// back with the occurrences edit returns (nil keeps the current ones). Two
+// concurrent edits of different fields both survive. An error from edit
+// is returned and nothing is written.
+func (s *Store) EditLiveClass(ctx context.Context, domainID, id int64, edit func(c *lms.LiveClass) (occ []lms.Occurrence, err error)) (lms.LiveClass, error) {
+	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "live_classes", domainID, id); err != nil {
+			return err
+		}
+		c, err := liveClass(ctx, tx, domainID, id)
+		if err != nil {
+			return err
+		}
+		occ, err := edit(&c)
+		if err != nil {
+			return err
+		}
+		c.ID = id
+		return s.updateLiveClass(ctx, tx, domainID, c, occ)
+	})
+	if err != nil {
+		return lms.LiveClass{}, err
+	}
+	return s.LiveClass(ctx, domainID, id)
+}
+
+func (s *Store) updateLiveClass(ctx context.Context, tx db, domainID int64, c lms.LiveClass, occ []lms.Occurrence) error {
+	c.UpdatedAt = s.now()
+	res, err := tx.exec(ctx, `UPDATE live_classes SET owner_user_id = ?, title = ?, description = ?, date = ?,
+		start_minute = ?, end_minute = ?, timezone_id = ?, timezone_name = ?, is_recurring = ?, repeat_kind = ?,
+		weekdays = ?, end_classes_count = ?, end_date = ?, currency = ?, ispaid = ?, seat_attendees = ?, record = ?,
+		is_recording_layout = ?, is_video = ?, is_board = ?, is_lang = ?, is_region = ?, is_corporate = ?,
+		is_screenshare = ?, is_private_chat = ?, keyword = ?, privacy = ?, published = ?, updated_at = ?
+		WHERE domain_id = ? AND id = ?`,
+		append(classArgs(c), formatTime(c.UpdatedAt), domainID, c.ID)...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return lms.NotFoundf("live class %d not found", c.ID)
+	}
+	if occ == nil {
+		return nil
+	}
+	if _, err := tx.exec(ctx, "DELETE FROM class_occurrences WHERE domain_id = ? AND class_id = ?", domainID, c.ID); err != nil {
+		return err
+	}
+	return insertOccurrences(ctx, tx, domainID, c.ID, occ)
 }
 
 func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ []lms.Occurrence) error {
@@ -97,7 +128,10 @@ func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ 
 
 // LiveClass returns one class of the domain with its occurrences in order.
 func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClass, error) {
-	d := s.read()
+	return liveClass(ctx, s.read(), domainID, id)
+}
+
+func liveClass(ctx context.Context, d db, domainID, id int64) (lms.LiveClass, error) {
 	c, err := scanClass(d.queryRow(ctx, "SELECT "+classCols+" FROM live_classes WHERE domain_id = ? AND id = ?", domainID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return lms.LiveClass{}, lms.NotFoundf("live class %d not found", id)

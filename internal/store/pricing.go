@@ -94,6 +94,9 @@ func ownScheme(ctx context.Context, d db, domainID int64, kind string, itemID, i
 func (s *Store) UpdatePricingScheme(ctx context.Context, domainID int64, kind string, itemID, id int64, edit func(*lms.PricingScheme) error) (lms.PricingScheme, error) {
 	var p lms.PricingScheme
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "pricing_schemes", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if p, err = ownScheme(ctx, tx, domainID, kind, itemID, id); err != nil {
 			return err

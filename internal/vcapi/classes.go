@@ -265,24 +265,25 @@ func (a *API) saveClass(ctx context.Context, c *call, idParam string) (*result, 
 	if err != nil {
 		return nil, err
 	}
-	cls, err := a.ownedClass(ctx, c, id)
-	if err != nil {
+	if _, err := a.ownedClass(ctx, c, id); err != nil {
 		return nil, err
 	}
-	retime, err := readClass(c.P, &cls, false)
-	if err != nil {
-		return nil, err
-	}
-	var occ []lms.Occurrence
-	if retime {
-		if occ, err = sittings(cls); err != nil {
+	// The class is read and rewritten in one transaction holding its row
+	// lock, so that a concurrent update of other fields is not lost.
+	cls, err := a.Store.EditLiveClass(ctx, c.Domain.ID, id, func(cls *lms.LiveClass) ([]lms.Occurrence, error) {
+		retime, err := readClass(c.P, cls, false)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := checkPlan(c.Domain, cls); err != nil {
-		return nil, err
-	}
-	if _, err := a.Store.UpdateLiveClass(ctx, c.Domain.ID, cls, occ); err != nil {
+		var occ []lms.Occurrence
+		if retime {
+			if occ, err = sittings(*cls); err != nil {
+				return nil, err
+			}
+		}
+		return occ, checkPlan(c.Domain, *cls)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return action("updateclass", kv{"class_id", strconv.FormatInt(cls.ID, 10)}, kv{"title", cls.Title}), nil

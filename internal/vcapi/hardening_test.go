@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +125,34 @@ func TestWrongKeyFlood(t *testing.T) {
 			t.Errorf("%d of 300 wrong keys limited, want at least %d", limited, want)
 		}
 	}, func(c *config.Config) { c.RateLimit, c.RateBurst = 1000, 1000 })
+}
+
+// TestConcurrentPartialUpdates: two updateclass calls changing different
+// fields at once both survive, round after round (item 11).
+func TestConcurrentPartialUpdates(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		id := scheduleID(t, e, url.Values{"title": {"T0"}, "date": {"2030-01-01"}, "start_time": {"10:00"}, "end_time": {"11:00"}, "timezone": {"28"}})
+		n, _ := strconv.ParseInt(id, 10, 64)
+		for round := 1; round <= 15; round++ {
+			title, desc := "T"+strconv.Itoa(round), "D"+strconv.Itoa(round)
+			var wg sync.WaitGroup
+			for _, p := range []url.Values{{"id": {id}, "title": {title}}, {"id": {id}, "description": {desc}, "start_time": {"10:30"}}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if r := e.VC("updateclass", p); vcError(t, r) != "" || r.Status != 200 {
+						t.Errorf("updateclass %v: %d %s", p, r.Status, r.Body)
+					}
+				}()
+			}
+			wg.Wait()
+			c, err := e.Store.LiveClass(context.Background(), e.Domain.ID, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Title != title || c.Description != desc {
+				t.Fatalf("round %d: title %q, description %q; want %q and %q (an update was lost)", round, c.Title, c.Description, title, desc)
+			}
+		}
+	})
 }
