@@ -246,3 +246,28 @@ func TestConcurrentCourseUpdates(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchFoldsLikeBothDatabases: searches fold every letter, not only
+// ASCII, with the same results on SQLite and PostgreSQL (item 12).
+func TestSearchFoldsLikeBothDatabases(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		for _, u := range []map[string]any{
+			{"username": "elodie@example.com", "email": "elodie@example.com", "name": "Élodie Çelik"},
+			{"username": "sigma@example.com", "email": "sigma@example.com", "name": "ΣΩΚΡΆΤΗΣ"},
+			{"username": "plain@example.com", "email": "plain@example.com", "name": "Plain Name"},
+		} {
+			create(t, e, "/users/create", u, "id")
+		}
+		create(t, e, "/liveClasses/create", map[string]any{"title": "Études ÉLÉMENTAIRES", "date": "2030-01-01", "startTime": "10:00",
+			"endTime": "11:00", "timezone": "28"}, "data.id")
+		e.Scenarios(t, []Scenario{
+			{Name: "lower finds upper", Request: api("POST", "/users/list", map[string]any{"name": "élodie"}), Status: 200, Want: map[string]any{"total": 1}},
+			{Name: "upper finds mixed", Request: api("POST", "/users/list", map[string]any{"name": "ÉLODIE ÇEL"}), Status: 200, Want: map[string]any{"total": 1}},
+			{Name: "greek", Request: api("POST", "/users/list", map[string]any{"name": "σωκράτ"}), Status: 200, Want: map[string]any{"total": 1}},
+			{Name: "ascii still", Request: api("POST", "/users/list", map[string]any{"name": "PLAIN"}), Status: 200, Want: map[string]any{"total": 1}},
+		})
+		if got := Int(t, e.VC("listclass", url.Values{"search": {"études élé"}}).JSON(t), "total"); got != 1 {
+			t.Errorf("listclass search études élé: total %d, want 1", got)
+		}
+	})
+}

@@ -159,7 +159,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	where := "domain_id = ?"
 	args := []any{domainID}
 	if f.Search != "" {
-		where += ` AND LOWER(title) LIKE ? ESCAPE '\'`
+		where += ` AND ` + s.read().fold("title") + ` LIKE ? ESCAPE '\'`
 		args = append(args, likePattern(f.Search))
 	}
 	if f.PublishedOnly {

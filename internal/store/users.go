@@ -98,7 +98,7 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter) ([]
 	where := "domain_id = ?"
 	args := []any{domainID}
 	if f.Name != "" {
-		where += ` AND LOWER(name) LIKE ? ESCAPE '\'`
+		where += ` AND ` + s.read().fold("name") + ` LIKE ? ESCAPE '\'`
 		args = append(args, likePattern(f.Name))
 	}
 	if f.Email != "" {
