@@ -163,7 +163,8 @@ func qZero(params string) bool {
 
 // LogPath is the path to log for r: the pattern of the route that served
 // it ("/classroom/e/{token}", "/api/v1/users/getuserbyEmail/{email}"), so
-// that the values of wildcards never reach the log. A request no pattern
+// that the values of wildcards never reach the log; only the classroom
+// API's operation name is filled in ("/v2/listclass"). A request no pattern
 // matched (or one served by a handler that copied the request) is logged
 // with every segment that is not a short plain word replaced by "*": a
 // token, a signature or an email never is one.
@@ -175,6 +176,10 @@ func LogPath(r *http.Request) string {
 		}
 		if i := strings.IndexByte(path, '/'); i > 0 {
 			path = path[i:] // a host-qualified pattern
+		}
+		// The classroom API's operation name is no secret: log it.
+		if op := r.PathValue("operation"); op != "" && plainSegment(op) {
+			path = strings.Replace(path, "{operation}", op, 1)
 		}
 		return path
 	}
@@ -203,8 +208,7 @@ func plainSegment(seg string) bool {
 }
 
 // logIDs returns "name=value" pairs for the pattern's wildcards whose value
-// is a number (ids, never tokens), and for the classroom API's operation
-// name, space-separated.
+// is a number (ids, never tokens), space-separated.
 func logIDs(r *http.Request) string {
 	if r.Pattern == "" {
 		return ""
@@ -212,8 +216,7 @@ func logIDs(r *http.Request) string {
 	var b strings.Builder
 	for _, name := range patternWildcards(r.Pattern) {
 		v := r.PathValue(name)
-		numeric := v != "" && len(v) <= 19 && strings.Trim(v, "0123456789") == ""
-		if !numeric && !(name == "operation" && plainSegment(v)) {
+		if v == "" || len(v) > 19 || strings.Trim(v, "0123456789") != "" {
 			continue
 		}
 		if b.Len() > 0 {

@@ -156,10 +156,6 @@ func (p *Params) readJSON(body []byte) error {
 		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body must be one object: " + jsonProblem(err),
 			Fields: []lms.FieldError{{Field: "body", Message: "is not a JSON object"}}}
 	}
-	if m == nil {
-		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body must be one object, not null",
-			Fields: []lms.FieldError{{Field: "body", Message: "is not a JSON object"}}}
-	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &lms.Error{Code: lms.CodeInvalid, Message: fmt.Sprintf("invalid input: the JSON body must be one object: text follows it at byte %d", dec.InputOffset()),
 			Fields: []lms.FieldError{{Field: "body", Message: "has text after the JSON object"}}}

@@ -41,7 +41,7 @@ func TestTextParameters(t *testing.T) {
 				Status: 400, Fields: []string{"course_name"}},
 			{Name: "array for a string", Request: api("POST", "/courses/create", map[string]any{"course_name": []any{"a"}}),
 				Status: 400, Fields: []string{"course_name"}},
-			{Name: "null body", Request: api("POST", "/courses/create", `null`), Status: 400, Fields: []string{"body"}},
+			{Name: "null body is an empty one", Request: api("POST", "/courses/create", `null`), Status: 400, Fields: []string{"course_name"}},
 			{Name: "text is still text", Request: api("POST", "/courses/create", map[string]any{"course_name": "Ça va — 日本"}),
 				Status: 200, Want: map[string]any{"data.course_name": "Ça va — 日本"}},
 		})

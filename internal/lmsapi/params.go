@@ -12,6 +12,7 @@ var structuredParams = map[string]bool{
 	"shuffle_questions": true, // test settings: booleans read by readBool
 	"shuffle_answers":   true,
 	"after_lesson_ids":  true, // lesson unlock rules: array of ids
+	"items":             true, // checkout: array of line objects
 	"create_if_missing": true, // booleans read by boolParam
 	"is_required":       true,
 	"is_preview":        true,
