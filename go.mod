@@ -18,6 +18,7 @@ require (
 	github.com/pion/turn/v5 v5.1.3
 	github.com/pion/webrtc/v4 v4.2.26
 	github.com/signintech/gopdf v0.33.0
+	github.com/stripe/stripe-go/v85 v85.0.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/text v0.42.0
 	modernc.org/sqlite v1.60.1

@@ -208,11 +208,10 @@ func pageHeaders(w http.ResponseWriter) {
 		"form-action 'self'; base-uri 'none'; frame-ancestors *")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, no-store")
-	// Nothing to other sites (lesson pages hold signed media links), but
-	// the portal's own forms keep their Origin: under "no-referrer" a
-	// browser sends "Origin: null" with a form post, which the CSRF check
-	// refuses.
-	h.Set("Referrer-Policy", "same-origin")
+	// Lesson pages hold signed media links. Under no-referrer browsers send
+	// "Origin: null" with the portal's own form posts; checkCSRF lets the
+	// token decide then.
+	h.Set("Referrer-Policy", "no-referrer")
 }
 
 // renderPage writes page d with template name and status.

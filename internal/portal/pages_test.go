@@ -294,7 +294,7 @@ func TestPagesCourseAndLessons(t *testing.T) {
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "frame-ancestors") {
 			t.Errorf("CSP %q", csp)
 		}
-		if l.Header.Get("Referrer-Policy") != "same-origin" {
+		if l.Header.Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("Referrer-Policy %q", l.Header.Get("Referrer-Policy"))
 		}
 
