@@ -99,6 +99,9 @@ var domainSubcommands = map[string]func(ctx context.Context, args []string, stdo
 	"set-retention": runDomainSetRetention,
 	"set-style":     runDomainSetStyle,
 	"set-host":      runDomainSetHost,
+	"set-payment":   runDomainSetPayment,
+
+	"set-require-purchase": runDomainSetRequirePurchase,
 }
 
 func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -113,6 +116,8 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "  set-style   set a domain's classroom API JSON style (seed, compat or default)")
 		fmt.Fprintln(stderr, "  set-host    serve a domain's learner portal on its own host name (learn.school.com)")
 		fmt.Fprintln(stderr, "  rotate-key --api sso  make a new secret for the learner portal's JWT entry")
+		fmt.Fprintln(stderr, "  set-payment set a domain's payment gateway (test, stripe or none)")
+		fmt.Fprintln(stderr, "  set-require-purchase  make a student's launch of a paid class need a purchase (on or off)")
 		if len(args) == 0 {
 			return errUsage
 		}

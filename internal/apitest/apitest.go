@@ -123,6 +123,28 @@ type Env struct {
 	// Clock is the server's clock for the classroom API and pages: real
 	// time until Set.
 	Clock *Clock
+	// Logs holds everything the server logged (every level).
+	Logs *LogBuffer
+}
+
+// LogBuffer collects a server's log output.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns what was logged so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // Clock is a settable clock.
@@ -174,10 +196,12 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &LogBuffer{}
+	var logOut io.Writer = logs
 	if os.Getenv("LECTERN_TEST_LOG") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		logOut = io.MultiWriter(logs, os.Stderr)
 	}
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	clock := &Clock{}
 	m := &server.Main{Config: cfg, Logger: logger, Now: clock.Now}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -194,7 +218,7 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 		}
 		m.Close()
 	})
-	e := &Env{T: t, Backend: b, Main: m, Store: m.Store, URL: m.BaseURL(), Client: &http.Client{}, Clock: clock}
+	e := &Env{T: t, Backend: b, Main: m, Store: m.Store, URL: m.BaseURL(), Client: &http.Client{}, Clock: clock, Logs: logs}
 	e.Domain = e.NewDomain("Domain A")
 	e.Other = e.NewDomain("Domain B")
 	return e

@@ -15,6 +15,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/payment"
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -42,6 +43,8 @@ type API struct {
 	Portal *portal.Portal
 	// Learn applies the course-content rules (progress, locks).
 	Learn *learn.Service
+	// Payments takes cart checkouts and refunds.
+	Payments *payment.Service
 	// MaxUpload is the largest lesson file accepted (DefaultMaxUpload
 	// when 0).
 	MaxUpload int64

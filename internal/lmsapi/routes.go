@@ -74,6 +74,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Shopping-cart pricing, quote and discounts
 	a.commerceRoutes(rt)
+	a.paymentRoutes(rt)
 
 	// Learner sign-in: login links and logout
 	a.signinRoutes(rt)

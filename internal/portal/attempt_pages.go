@@ -130,7 +130,9 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 		p.internal(w, r, err)
 		return
 	}
-	if !acc.Enrolled && !acc.Settings.Demo.Enabled {
+	if !acc.Enrolled {
+		// The start page is for the test's learners only: the
+		// instructions and the time limits are not shown to others.
 		p.notFound(w, r)
 		return
 	}

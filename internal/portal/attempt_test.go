@@ -117,6 +117,9 @@ func TestAttemptPages(t *testing.T) {
 		if p := get(t, bob, attemptURL); p.Status != 404 {
 			t.Fatalf("another learner's attempt: %d", p.Status)
 		}
+		if p := get(t, bob, base+"/tests/"+itoa(testID)); p.Status != 404 {
+			t.Fatalf("start page for a learner not enrolled: %d", p.Status)
+		}
 		if p := fetch(t, b, "POST", attemptURL+"/submit", url.Values{"csrf": {csrf}}, nil); p.Status != http.StatusSeeOther {
 			t.Fatalf("submit: %d %s", p.Status, p.Body)
 		}

@@ -130,11 +130,13 @@ func (a Access) CanStart(mode string, now time.Time) string {
 	st := a.Settings
 	switch mode {
 	case quiz.ModeDemo:
+		// A demo shows the test's own questions, so it needs the same
+		// entitlement as the test.
 		if !st.Demo.Enabled {
 			return "this test has no demo mode"
 		}
-		if a.Test.Status != lms.TestPublished && !a.Enrolled {
-			return "this test is not published"
+		if !a.Enrolled {
+			return "you are not enrolled in this test"
 		}
 		return ""
 	case quiz.ModeTest:

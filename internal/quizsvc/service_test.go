@@ -152,8 +152,10 @@ func TestStartRefusals(t *testing.T) {
 		ctx := context.Background()
 		f := newFixture(t, e)
 		other := mustID(t, e.LMS("POST", "/users/create", map[string]any{"username": "bob", "email": "bob@example.com", "name": "Bob"}), "id")
-		if _, _, err := f.svc.Start(ctx, f.d, f.testID, other, quiz.ModeTest); err == nil || !strings.Contains(err.Error(), "not enrolled") {
-			t.Fatalf("unenrolled start: %v", err)
+		for _, mode := range []string{quiz.ModeTest, quiz.ModeDemo} {
+			if _, _, err := f.svc.Start(ctx, f.d, f.testID, other, mode); err == nil || !strings.Contains(err.Error(), "not enrolled") {
+				t.Fatalf("unenrolled %s start: %v", mode, err)
+			}
 		}
 		now := time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)
 		e.Clock.Set(now)

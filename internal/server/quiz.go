@@ -19,5 +19,8 @@ func (m *Main) quizService() *quizsvc.Service {
 			m.Quiz.TestResult = m.Learn.SetTestResult
 		}
 	}
+	if m.Hub != nil && m.Hub.Quiz == nil {
+		m.Hub.Quiz = m.Quiz
+	}
 	return m.Quiz
 }

@@ -265,14 +265,16 @@ func (m *Main) Handler() http.Handler {
 	learner.Register(mux)
 	m.testClockRoutes(mux)
 	m.metricsRoute(mux)
+	pay := m.payments()
+	pay.Register(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
-		Learn: m.Learn, Certs: certs}
+		Learn: m.Learn, Certs: certs, Payments: pay}
 	lms.Quiz = m.quizService()
 	lms.Register(mux)
 	m.Learn.Register(mux)
 	blobs := m.Blobs()
 	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
-		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now}
+		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now, Payments: pay}
 	vc.Register(mux)
 	pages := &classroom.Pages{Store: m.Store, Blobs: blobs, Logger: m.Logger, Now: m.Now, Hub: m.Hub,
 		Check: m.SFU.CheckAnswer, ICE: m.iceServers, Converter: classroom.FindConverter()}

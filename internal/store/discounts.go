@@ -283,13 +283,15 @@ func (s *Store) DeleteDiscount(ctx context.Context, domainID int64, kind string,
 // A discount used up, expired or not yet valid is a conflict saying which;
 // an unknown discount or user is not found.
 func (s *Store) RedeemDiscount(ctx context.Context, domainID, discountID int64, userID int64, at time.Time) error {
-	return s.tx(ctx, func(tx db) error { return redeemDiscount(ctx, tx, domainID, discountID, userID, at) })
+	return s.tx(ctx, func(tx db) error { return redeemDiscount(ctx, tx, domainID, discountID, userID, 0, at) })
 }
 
 // redeemDiscount is RedeemDiscount inside the caller's transaction: store
 // code that takes a payment calls it from its own s.tx so that the
-// redemption and the payment commit or roll back together.
-func redeemDiscount(ctx context.Context, tx db, domainID, discountID int64, userID int64, at time.Time) error {
+// redemption and the payment commit or roll back together. orderID (0 for
+// none) names the order the use was taken for, so that a failed payment
+// can release it.
+func redeemDiscount(ctx context.Context, tx db, domainID, discountID, userID, orderID int64, at time.Time) error {
 	if userID != 0 {
 		ok, err := tx.exists(ctx, "SELECT 1 FROM users WHERE domain_id = ? AND id = ?", domainID, userID)
 		if err != nil {
@@ -320,7 +322,7 @@ func redeemDiscount(ctx context.Context, tx db, domainID, discountID int64, user
 		}
 		return lms.Conflictf("discount %d is used up (%d of %d uses)", discountID, d.Used, d.Limit)
 	}
-	_, err = tx.exec(ctx, "INSERT INTO discount_redemptions (domain_id, discount_id, user_id, redeemed_at) VALUES (?, ?, ?, ?)",
-		domainID, discountID, userID, ts)
+	_, err = tx.exec(ctx, "INSERT INTO discount_redemptions (domain_id, discount_id, user_id, order_id, redeemed_at) VALUES (?, ?, ?, ?, ?)",
+		domainID, discountID, userID, orderID, ts)
 	return err
 }

@@ -38,25 +38,32 @@ func (s *Store) Enroll(ctx context.Context, domainID int64, kind string, itemID 
 		if err := mustExist(ctx, tx, domainID, kind, itemID); err != nil {
 			return err
 		}
-		at := formatTime(now())
-		res, err := tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
-			VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`, domainID, e.User.ID, kind, itemID, at)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			e.Already = true
-			return nil
-		}
-		if event, ok := enrollEvents[kind]; ok {
-			return s.awardEvent(ctx, tx, domainID, e.User.ID, event, fmt.Sprintf("enrolled in %s %d", itemNames[kind], itemID))
-		}
-		_, err = tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
-			SELECT domain_id, ?, item_kind, item_id, bundle_id, ? FROM bundle_items WHERE domain_id = ? AND bundle_id = ?
-			ON CONFLICT DO NOTHING`, e.User.ID, at, domainID, itemID)
+		e.Already, err = s.enrollUser(ctx, tx, domainID, e.User.ID, kind, itemID)
 		return err
 	})
 	return e, err
+}
+
+// enrollUser is Enroll inside the caller's transaction for a known user and
+// an existing item: it reports already when the user was enrolled directly
+// before (nothing changed).
+func (s *Store) enrollUser(ctx context.Context, tx db, domainID, userID int64, kind string, itemID int64) (already bool, err error) {
+	at := formatTime(now())
+	res, err := tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
+		VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`, domainID, userID, kind, itemID, at)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return true, nil
+	}
+	if event, ok := enrollEvents[kind]; ok {
+		return false, s.awardEvent(ctx, tx, domainID, userID, event, fmt.Sprintf("enrolled in %s %d", itemNames[kind], itemID))
+	}
+	_, err = tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
+		SELECT domain_id, ?, item_kind, item_id, bundle_id, ? FROM bundle_items WHERE domain_id = ? AND bundle_id = ?
+		ON CONFLICT DO NOTHING`, userID, at, domainID, itemID)
+	return false, err
 }
 
 // Unenroll removes the user's direct enrollment in an item; for a bundle,

@@ -53,10 +53,3 @@ func (a *API) getPlan(ctx context.Context, c *call) (*result, error) {
 		kv{"recording", rec},
 	), nil
 }
-
-// getPaymentInfo: the payment accounts class payments go to. Lectern has
-// no payment gateway configured yet, so every account is empty and
-// gateway is "none"; clients read paypal_id.
-func (a *API) getPaymentInfo(ctx context.Context, c *call) (*result, error) {
-	return object("getPaymentInfo", kv{"gateway", "none"}, kv{"paypal_id", ""}, kv{"stripe_account", ""}), nil
-}

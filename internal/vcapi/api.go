@@ -22,6 +22,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/payment"
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
@@ -39,6 +40,8 @@ type API struct {
 	Blobs blob.Store
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Payments takes class payments.
+	Payments *payment.Service
 
 	operations map[string]operation
 }
@@ -161,6 +164,11 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		var ae *apiError
 		if errors.As(err, &ae) {
 			writeErr(http.StatusOK, ae.msg)
+			return
+		}
+		var se *statusError
+		if errors.As(err, &se) {
+			writeErr(se.status, se.msg)
 			return
 		}
 		// The store's client-facing errors (a code already in use, ...)

@@ -54,6 +54,9 @@ func (a *API) getClassLaunch(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkPurchase(ctx, c, cls, teacher == 1); err != nil {
+		return nil, err
+	}
 	base := a.BaseURL()
 	return action("getclasslaunch",
 		kv{"class_id", strconv.FormatInt(cls.ID, 10)},

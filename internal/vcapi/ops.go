@@ -32,6 +32,9 @@ func (a *API) operationTable() []operation {
 		{name: "removediscount", fn: a.removeDiscount, errElem: "errors"},
 		{name: "classdiscount", fn: a.classDiscount, errElem: "errors"},
 		{name: "applycoupon", fn: a.applyCoupon, errElem: "errors"},
+		// Payments
+		{name: "apiclasspayment", fn: a.apiClassPayment, errElem: "message"},
+		{name: "listpurchases", fn: a.listPurchases, errElem: "errors"},
 		// Launch, recordings, attendance
 		{name: "getclasslaunch", fn: a.getClassLaunch, errElem: "errors"},
 		{name: "getclassrecording", fn: a.getClassRecording, errElem: "errors"},

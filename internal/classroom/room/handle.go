@@ -63,6 +63,8 @@ func (r *Room) handle(c *Conn, m clientMsg) {
 			return
 		}
 		r.present(p, fail)
+	case "quiz":
+		r.quizOp(c, u, m, fail)
 	default:
 		fail(ErrInvalid, "Unknown message type.")
 	}

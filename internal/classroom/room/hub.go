@@ -43,8 +43,10 @@ type Hub struct {
 	// FileURL returns the signed download link of a shared file, valid
 	// until expires.
 	FileURL func(domain int64, f lms.RoomFile, expires time.Time) string
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// Quiz runs in-class quizzes; nil turns them off.
+	Quiz   QuizEngine
+	Now    func() time.Time
+	Logger *slog.Logger
 	// IdleTimeout is how long an empty room stays open for reconnects
 	// (default 2 minutes).
 	IdleTimeout time.Duration

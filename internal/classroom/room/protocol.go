@@ -121,6 +121,8 @@ type Snapshot struct {
 	// DrawAll and FilesAll are the teacher's room-wide switches.
 	DrawAll  bool `json:"drawAll"`
 	FilesAll bool `json:"filesAll"`
+	// Quiz is the in-class quiz, if one was launched in this sitting.
+	Quiz *QuizState `json:"quiz,omitempty"`
 }
 
 // Presentation is the shared state of an open presentation.
@@ -244,6 +246,8 @@ type eventMsg struct {
 	Recording *bool `json:"recording,omitempty"`
 	// Speaking is set on a speaking event: whether UserID speaks.
 	Speaking *bool `json:"speaking,omitempty"`
+	// Quiz is set on a quiz event: the in-class quiz launched or closed.
+	Quiz *QuizState `json:"quiz,omitempty"`
 	// DrawAll and FilesAll are set on a switches event.
 	DrawAll  *bool `json:"drawAll,omitempty"`
 	FilesAll *bool `json:"filesAll,omitempty"`

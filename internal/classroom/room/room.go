@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 )
 
 // Limits of a room.
@@ -69,6 +70,11 @@ type Room struct {
 	// drawAll lets every student draw; filesAll share files (the
 	// teacher's room-wide switches, below per-user overrides).
 	drawAll, filesAll bool
+
+	// quiz is the in-class quiz launched in this sitting; quizAgg is set
+	// once it is closed.
+	quiz    *quizsvc.LiveQuiz
+	quizAgg *quizsvc.Aggregate
 
 	recorder    Recorder
 	recording   bool
@@ -568,7 +574,7 @@ func (r *Room) participant(u *user) Participant {
 func (r *Room) snapshot(u *user) Snapshot {
 	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{},
 		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList(), Recording: r.recording,
-		DrawAll: r.drawAll, FilesAll: r.filesAll}
+		DrawAll: r.drawAll, FilesAll: r.filesAll, Quiz: r.quizState()}
 	for _, id := range r.order {
 		if p := r.users[id]; len(p.conns) > 0 {
 			s.Participants = append(s.Participants, r.participant(p))
