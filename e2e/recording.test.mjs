@@ -200,7 +200,12 @@ describe('recorded class (record=2)', () => {
     log('getclassrecording:', JSON.stringify({ ...rec, record_url: rec.record_url && '(signed)', record_path: rec.record_path && '(signed)' }));
     assert.equal(String(rec.classroom_id), String(classId));
     assert.equal(String(rec.status), '1');
-    assert.match(rec.duration, /^00:00:(19|20|21)$/, `duration ${rec.duration}, want about 20 s`);
+    // duration: the media's, from the first packet to the end (the camera
+    // and microphone start a moment after recording does).
+    const [, hh, mm, ss] = /^(\d\d):(\d\d):(\d\d)$/.exec(rec.duration) ?? [];
+    const mediaMs = wall.end - Math.min(sent.audio, sent.video);
+    assert.ok(Math.abs((Number(hh) * 3600 + Number(mm) * 60 + Number(ss)) * 1000 - mediaMs) <= 1_500,
+      `duration ${rec.duration}, the media ran ${mediaMs} ms (first packet to the end)`);
     assert.ok(rec.record_url && rec.record_path, 'record_url and record_path');
 
     // The playback page's boot data: every file and the event log.
@@ -442,29 +447,37 @@ describe('recorded class (record=2)', () => {
 
 describe('recorded as the whole tab (isRecordingLayout=1)', () => {
   const teacher = new Participant('r1-teacher', { userId: 'r1-t', teacher: true });
+  const viewer = new Participant('r1-playback', { userId: 'viewer' });
 
   after(async () => {
-    await teacher.close();
+    await Promise.all([teacher, viewer].map((p) => p.close()));
   });
 
   it('the teacher\'s tab is captured and is the recording\'s main file', { timeout: 90_000 }, async () => {
     const classId = await server.schedule('Tab recorded', { record: 2, isRecordingLayout: 1, isCorporate: 1 });
     teacher.url = await server.launch(classId, { userId: teacher.userId, userName: 'Tia Teacher', teacher: true });
     await join([teacher]);
+    // Recording starts by itself (record=2): the page captures its own tab
+    // and publishes it as the "recording" stream, no click. The page notes
+    // (on its clock, polling every 10 ms) when the tab's first packet left.
+    const tabSent = await teacher.page.evaluate(() => new Promise((resolve) => {
+      const deadline = Date.now() + 20_000;
+      const tick = async () => {
+        for (const { direction, label, pc } of window.lectern?.pcs?.() || []) {
+          if (direction !== 'send' || label !== 'recording') continue;
+          let sent = 0;
+          (await pc.getStats()).forEach((r) => {
+            if (r.type === 'outbound-rtp' && r.kind === 'video') sent += r.packetsSent;
+          });
+          if (sent > 0) return resolve(Date.now());
+        }
+        if (Date.now() > deadline) resolve(0);
+        else setTimeout(tick, 10);
+      };
+      tick();
+    }));
+    assert.ok(tabSent > 0, 'the teacher\'s tab capture sent no video within 20 s');
     await teacher.page.locator('#recording-indicator').waitFor({ state: 'visible', timeout: 10_000 });
-    // Recording started: the page captures its own tab and publishes it
-    // as the "recording" stream (no click: record=2 starts by itself).
-    const tabSent = await until(() => teacher.page.evaluate(async () => {
-      for (const { direction, label, pc } of window.lectern?.pcs?.() || []) {
-        if (direction !== 'send' || label !== 'recording') continue;
-        let sent = 0;
-        (await pc.getStats()).forEach((r) => {
-          if (r.type === 'outbound-rtp' && r.kind === 'video') sent += r.packetsSent;
-        });
-        if (sent > 0) return Date.now();
-      }
-      return 0;
-    }), 'the teacher\'s tab capture sends video', 15_000);
     assert.equal(await teacher.page.locator('[data-testid="tab-capture-off"]').count(), 0, 'the teacher is told the tab is not captured');
     await click(teacher, '#toggle-cam');
     await teacher.page.locator('#chat-input').fill('On the tab recording');
@@ -524,5 +537,28 @@ describe('recorded as the whole tab (isRecordingLayout=1)', () => {
     log(`camera file: ffprobe ${JSON.stringify(camInfo)}; the spans hold ${held} ms (to ${end2} ms)`);
     assert.ok(Math.abs(camDur - held) <= 100, `the camera file lasts ${camDur} ms, its spans hold ${held} ms`);
     assert.equal(await decodeErrors(camFile), '', 'the camera file decodes with errors');
+
+    // The playback page places both stretches of the camera file: hidden
+    // while the camera was off, and after it, the file's second stretch.
+    await viewer.open(rec.record_path);
+    await until(async () => (await viewer.page.locator('#app').getAttribute('data-state')) === 'ready', 'playback #app ready', 15_000);
+    const camAt = async (ms) => {
+      await seekTo(viewer, ms);
+      await sleep(400);
+      return viewer.page.evaluate(() => {
+        const v = document.querySelector('video[data-label="camera"]');
+        return { shown: !v.closest('li').hidden, ct: Math.round(v.currentTime * 1000) };
+      });
+    };
+    const len1 = close.spans[0][1] - close.spans[0][0];
+    const mid = Math.round((end1 + start2) / 2);
+    const inCut = await camAt(mid);
+    const after2 = await camAt(start2 + 1_000);
+    const before1 = await camAt(end1 - 1_000);
+    log(`playback of the camera file: at ${end1 - 1_000} ms ${JSON.stringify(before1)}, in the cut at ${mid} ms ${JSON.stringify(inCut)}, at ${start2 + 1_000} ms ${JSON.stringify(after2)} (want file time ${len1 + 1_000} ms)`);
+    assert.ok(before1.shown && Math.abs(before1.ct - (len1 - 1_000)) <= 150, `before the cut the camera plays at ${before1.ct} ms, want ${len1 - 1_000}`);
+    assert.ok(!inCut.shown, 'the camera tile shows while the camera was off');
+    assert.ok(after2.shown && Math.abs(after2.ct - (len1 + 1_000)) <= 150, `after the cut the camera plays at ${after2.ct} ms, want ${len1 + 1_000}`);
+    await viewer.screenshot('recording-tab-playback.png');
   });
 });

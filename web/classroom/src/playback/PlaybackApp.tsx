@@ -327,8 +327,9 @@ function ReplayBoard({ replay }: { replay: Replay }) {
 
 function fileName(replay: Replay, f: PlaybackFile): string {
   const name = replay.nameOf(f.userId);
-  if (!name) return f.label === 'screen' ? t('media.screens') : '';
+  if (!name) return f.label === 'screen' || f.label === 'recording' ? t('media.screens') : '';
   if (f.label === 'screen') return t('media.screenOf', { name });
+  if (f.label === 'recording') return t('media.tabOf', { name });
   if (f.label === 'mic') return t('media.micOf', { name });
   return t('media.cameraOf', { name });
 }
@@ -373,7 +374,7 @@ function MediaTile({ replay, file, video, shown }: { replay: Replay; file: Playb
   };
   if (!video) return <audio ref={ref as RefObject<HTMLAudioElement>} {...props} />;
   return (
-    <li class={`tile ${file.label === 'screen' ? 'tile-screen' : ''} ${speaking ? 'tile-speaking' : ''}`} hidden={!shown} data-speaking={String(speaking)}>
+    <li class={`tile ${file.label === 'screen' || file.label === 'recording' ? 'tile-screen' : ''} ${speaking ? 'tile-speaking' : ''}`} hidden={!shown} data-speaking={String(speaking)}>
       <video ref={ref as RefObject<HTMLVideoElement>} playsInline {...props} />
       {label ? <span class="tile-name">{label}</span> : null}
       {failed ? <span class="pb-media-error">{t('playback.mediaError')}</span> : null}
