@@ -29,6 +29,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
+	"github.com/lectern-lms/lectern/internal/metrics"
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -63,6 +64,10 @@ type Main struct {
 	// Learn is the course-content service (outline, locks, progress,
 	// media); set by Open.
 	Learn *learn.Service
+
+	// Metrics is the Prometheus registry (set by Open).
+	Metrics   *metrics.Metrics
+	metricsLn net.Listener
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -102,6 +107,10 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.quizService()
+	if err := m.openMetrics(); err != nil {
+		st.Close()
+		return err
+	}
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
 		addrs = append(addrs, m.Config.AltAddr)
@@ -264,6 +273,7 @@ func (m *Main) Handler() http.Handler {
 		Secure: strings.HasPrefix(m.BaseURL(), "https://"), Secret: m.Secret}
 	learner.Register(mux)
 	m.testClockRoutes(mux)
+	m.metricsRoute(mux)
 	pay := m.payments()
 	pay.Register(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
@@ -287,7 +297,7 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(mux)))
+	return httpx.Log(m.Logger, m.Metrics.Wrap(httpx.Draining(&m.shuttingDown, unavailable, learner.Front(metrics.Route(mux)))))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
@@ -331,6 +341,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	go m.Hub.Run(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
 	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
+	defer m.serveMetrics()()
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -358,6 +369,9 @@ func (m *Main) Serve(ctx context.Context) error {
 func (m *Main) Close() error {
 	if len(m.servers) == 0 {
 		m.closeListeners()
+	}
+	if m.metricsLn != nil {
+		m.metricsLn.Close()
 	}
 	if m.Hub != nil {
 		m.Hub.Close()
