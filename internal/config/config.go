@@ -44,6 +44,8 @@ type Config struct {
 	TestClock bool
 	// Blob is where large files are kept (see blob.go).
 	Blob Blob
+	// Cluster makes the server a node of several (see cluster.go).
+	Cluster Cluster
 	// MetricsAddr, when set, serves GET /metrics on its own listener
 	// instead of the main address.
 	MetricsAddr string
@@ -95,6 +97,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve GET /metrics on this address only (e.g. 127.0.0.1:9090); empty serves it on the main address (env LECTERN_METRICS_ADDR)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "DEVELOPMENT ONLY: let webhooks reach private, loopback and link-local addresses (env LECTERN_WEBHOOK_ALLOW_PRIVATE)")
+	c.clusterFlags(fs)
 	fs.BoolVar(&c.TestClock, "test-clock", c.TestClock, "TESTS ONLY: enable POST /_test/clock to move the server's clock; loopback addresses only (env LECTERN_TEST_CLOCK)")
 }
 
@@ -158,6 +161,9 @@ func (c *Config) Check() error {
 		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
 	}
 	if err := c.Blob.check(); err != nil {
+		return err
+	}
+	if err := c.checkCluster(); err != nil {
 		return err
 	}
 	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {
