@@ -42,6 +42,8 @@ type Config struct {
 	// TestClock enables POST /_test/clock, which moves the server's clock
 	// (browser tests only; refused unless the server listens on loopback).
 	TestClock bool
+	// Blob is where large files are kept (see blob.go).
+	Blob Blob
 	// MetricsAddr, when set, serves GET /metrics on its own listener
 	// instead of the main address.
 	MetricsAddr string
@@ -71,6 +73,7 @@ func Default() Config {
 func (c *Config) StoreFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for the SQLite file and recordings (env LECTERN_DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "postgres://... to use PostgreSQL; empty for SQLite in the data dir (env LECTERN_DATABASE_URL)")
+	c.blobFlags(fs)
 }
 
 // ServeFlags registers the server's settings on fs.
@@ -153,6 +156,9 @@ func (c *Config) Check() error {
 	}
 	if c.TestClock && (!loopback(c.Addr) || c.AltAddr != "" && !loopback(c.AltAddr)) {
 		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
+	}
+	if err := c.Blob.check(); err != nil {
+		return err
 	}
 	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {
 		return fmt.Errorf("--rtc-public-ip must be an IP address, not %q", c.RTCPublicIP)

@@ -56,6 +56,7 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
+	blobs      blob.Store // set by Open (see blobs.go)
 	// Quiz is the test engine (set by Open).
 	Quiz      *quizsvc.Service
 	testClock *testClock
@@ -96,6 +97,10 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	for _, a := range applied {
 		m.Logger.Info("migration applied", "version", a.Version, "name", a.Name)
+	}
+	if m.blobs, err = OpenBlobs(ctx, m.Config); err != nil {
+		st.Close()
+		return err
 	}
 	if err := m.openLearn(ctx); err != nil {
 		st.Close()
@@ -182,7 +187,7 @@ func (m *Main) openMedia() error {
 		m.TURN = t
 	}
 	recordings := &classroom.Recordings{Store: m.Store, BlobRoot: filepath.Join(m.Config.DataDir, "blobs"), Logger: m.Logger, Now: m.Now,
-		Exporter: classroom.FindExporter()}
+		Exporter: classroom.FindExporter(), Blobs: m.Blobs()}
 	m.recordings = recordings
 	m.Hub = &room.Hub{Store: m.Store, Media: classroom.SFUMedia(s), Lang: i18n.Tag, Now: m.Now, Logger: m.Logger,
 		ICE:      func(conn string) room.ICEConfig { return room.ICEConfig{ICEServers: m.iceServers(conn)} },
@@ -235,8 +240,12 @@ func (m *Main) BaseURL() string {
 	return c.BaseURL()
 }
 
-// Blobs is where recordings are kept: the blobs folder of the data dir.
+// Blobs is where recordings and files are kept: the blobs folder of the
+// data dir, or the S3-compatible store of --blob-url (see OpenBlobs).
 func (m *Main) Blobs() blob.Store {
+	if m.blobs != nil {
+		return m.blobs
+	}
 	return blob.Dir{Root: filepath.Join(m.Config.DataDir, "blobs")}
 }
 
