@@ -265,7 +265,11 @@ func (s *Service) PayClass(ctx context.Context, domainID int64, p ClassPayment, 
 			return 0, err
 		}
 		if p.Coupon != "" && q.CodeRefused != "" {
-			return 0, lms.Invalidf("coupon_code", "%s", Refusals[q.CodeRefused])
+			msg := Refusals[q.CodeRefused]
+			if q.CodeRefused == pricing.RefusedOtherItem {
+				msg = "Coupon code is not valid for this class" // applycoupon's words
+			}
+			return 0, lms.Invalidf("coupon_code", "%s", msg)
 		}
 		currency := strings.ToLower(class.Currency)
 		if currency == "" {
@@ -331,7 +335,11 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 			s.Logger.Error("payment gateway", "domain_id", domainID, "order_id", o.ID, "gateway", gw.Name(), "err", err)
 			_, _, err = s.Store.FailOrder(ctx, domainID, o.ID, "The payment could not be processed: the payment service did not answer. Nothing was charged; try again.")
 		default:
-			_, _, err = s.Store.PayOrder(ctx, domainID, o.ID, chargeID, s.now())
+			if _, _, err = s.Store.PayOrder(ctx, domainID, o.ID, chargeID, s.now()); err != nil {
+				// The money was taken: say so where the operator looks.
+				s.Logger.Error("payment taken but not recorded; reconcile by hand", "domain_id", domainID, "order_id", o.ID,
+					"gateway", gw.Name(), "charge_id", chargeID, "err", err)
+			}
 		}
 	default:
 		var sess Session
