@@ -104,7 +104,7 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 		if err != nil {
 			return applied, err
 		}
-		d := db{r: tx, pg: s.pg, s: s}
+		d := db{r: tx, pg: s.pg, obs: s.observe, s: s}
 		done, err := d.exists(ctx, "SELECT 1 FROM schema_migrations WHERE version = ?", m.version)
 		if err != nil || done {
 			tx.Rollback()
