@@ -58,9 +58,9 @@ func (s *Store) RegisterNode(ctx context.Context, n Node) error {
 		return err
 	}
 	_, err = d.exec(ctx, `INSERT INTO cluster_nodes (id, public_url, internal_url, udp_addr, load, started, heartbeat)
-		VALUES (?, ?, ?, ?, 0, s.now(), s.now())
+		VALUES (?, ?, ?, ?, 0, now(), now())
 		ON CONFLICT (id) DO UPDATE SET public_url = excluded.public_url, internal_url = excluded.internal_url,
-		udp_addr = excluded.udp_addr, started = s.now(), heartbeat = s.now()`, n.ID, n.PublicURL, n.InternalURL, n.UDPAddr)
+		udp_addr = excluded.udp_addr, started = now(), heartbeat = now()`, n.ID, n.PublicURL, n.InternalURL, n.UDPAddr)
 	return err
 }
 
@@ -74,9 +74,9 @@ func (s *Store) Heartbeat(ctx context.Context, id string, load int, ttl time.Dur
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.query(ctx, `WITH n AS (UPDATE cluster_nodes SET heartbeat = s.now(), load = ? WHERE id = ? RETURNING id)
-		UPDATE room_leases SET expires = s.now() + ? * interval '1 millisecond'
-		WHERE node = (SELECT id FROM n) AND expires > s.now()
+	rows, err := d.query(ctx, `WITH n AS (UPDATE cluster_nodes SET heartbeat = now(), load = ? WHERE id = ? RETURNING id)
+		UPDATE room_leases SET expires = now() + ? * interval '1 millisecond'
+		WHERE node = (SELECT id FROM n) AND expires > now()
 		RETURNING domain_id, class_id, sitting, epoch`, load, id, millis(ttl))
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (s *Store) Nodes(ctx context.Context, ttl time.Duration) ([]Node, error) {
 		return nil, err
 	}
 	rows, err := d.query(ctx, `SELECT id, public_url, internal_url, udp_addr, load, heartbeat FROM cluster_nodes
-		WHERE heartbeat > s.now() - ? * interval '1 millisecond' ORDER BY load, id`, millis(ttl))
+		WHERE heartbeat > now() - ? * interval '1 millisecond' ORDER BY load, id`, millis(ttl))
 	if err != nil {
 		return nil, err
 	}
@@ -162,12 +162,12 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	err = d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
 			WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
 		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires)
-		VALUES (?, ?, ?, ?, 1, s.now(), s.now() + ? * interval '1 millisecond')
+		VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond')
 		ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
 			epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
-			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE s.now() END,
+			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
 			expires = excluded.expires
-		WHERE l.node = excluded.node OR l.expires < s.now()
+		WHERE l.node = excluded.node OR l.expires < now()
 		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old)`,
 		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -224,7 +224,7 @@ func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Leas
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.query(ctx, `WITH gone AS (DELETE FROM room_leases WHERE expires < s.now() - ? * interval '1 millisecond'
+	rows, err := d.query(ctx, `WITH gone AS (DELETE FROM room_leases WHERE expires < now() - ? * interval '1 millisecond'
 			RETURNING domain_id, class_id, sitting, node, epoch)
 		SELECT g.domain_id, g.class_id, g.sitting, g.node, g.epoch, n.heartbeat FROM gone g LEFT JOIN cluster_nodes n ON n.id = g.node`,
 		millis(grace))
