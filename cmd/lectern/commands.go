@@ -267,8 +267,11 @@ func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer st.Close()
-	m := &server.Main{Config: cfg}
-	rec, err := classroom.ImportRecording(ctx, st, m.Blobs(), *classID, fs.Arg(0), f, time.Now())
+	blobs, err := server.OpenBlobs(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	rec, err := classroom.ImportRecording(ctx, st, blobs, *classID, fs.Arg(0), f, time.Now())
 	if err != nil {
 		return err
 	}

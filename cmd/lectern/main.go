@@ -37,6 +37,7 @@ func commands() []command {
 		{"migrate", "apply pending database migrations and exit", runMigrate},
 		{"domain", "manage domains (tenants): create, list, rotate-key, set-plan, set-style", runDomain},
 		{"recording", "import a recording file for a live class", runRecording},
+		{"blob", "copy the blobs folder to an S3-compatible store: migrate", runBlob},
 		{"version", "print the version", runVersion},
 	}
 }

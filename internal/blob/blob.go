@@ -1,6 +1,6 @@
-// Package blob keeps large files (recordings) outside the database. The
-// default store is a folder; a deployment with several server processes
-// would put an S3-compatible store behind the same interface.
+// Package blob keeps large files (recordings, shared files, lesson media)
+// outside the database. The default store is a folder (Dir); a deployment
+// with several server processes uses an S3-compatible bucket (S3).
 package blob
 
 import (
@@ -21,6 +21,10 @@ type Store interface {
 	// Put writes r under a new key made from prefix and returns the key
 	// and the number of bytes written.
 	Put(prefix string, r io.Reader) (key string, size int64, err error)
+	// PutAt writes r under key (a slash path made by an earlier Put's
+	// prefix rules), replacing any blob there, and returns the number of
+	// bytes written. Readers see the old blob or the whole new one.
+	PutAt(key string, r io.Reader) (size int64, err error)
 	// Open returns the blob for reading with seeks (for range requests).
 	Open(key string) (File, error)
 	// Delete removes a blob; deleting a missing blob is not an error.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -35,6 +36,9 @@ type Recordings struct {
 	// Exporter makes each finished recording's MP4; nil when ffmpeg is
 	// not installed.
 	Exporter *Exporter
+	// Blobs is the blob store the files end in (see recording_blobs.go);
+	// nil means BlobRoot itself.
+	Blobs blob.Store
 }
 
 func (rs *Recordings) now() time.Time {
@@ -144,6 +148,11 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 	}
 	slices.Sort(segs)
 	teachers := s.teacherIDs()
+	uploadErr := s.rs.uploadSitting(s.prefix)
+	if uploadErr != nil {
+		s.rs.Logger.Error("copy a recording's files to the blob store", "class", s.key.Class, "err", uploadErr)
+		recErr = errors.Join(recErr, uploadErr)
+	}
 	for i, seg := range segs {
 		r := rows[seg]
 		var out []lms.RecordingFile
@@ -178,7 +187,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		out = append(out, lms.RecordingFile{Role: "events", BlobKey: path.Join(s.prefix, record.EventsFile),
 			Name: record.EventsFile, ContentType: "application/x-ndjson"})
 		r.State = lms.RecordingReady
-		if recErr != nil && len(out) == 1 {
+		if recErr != nil && len(out) == 1 || uploadErr != nil {
 			r.State = lms.RecordingFailed
 		}
 		if start >= 0 {
@@ -199,6 +208,9 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 	}
 	if recErr != nil {
 		s.rs.Logger.Error("recording ended with an error", "class", s.key.Class, "err", recErr)
+	}
+	if uploadErr == nil {
+		s.rs.dropSpool(s.prefix)
 	}
 }
 
@@ -241,7 +253,11 @@ func (rs *Recordings) export(domain int64, r lms.Recording, files []lms.Recordin
 		return
 	}
 	st, err := os.Stat(out)
+	if err == nil {
+		err = rs.upload(key)
+	}
 	if err != nil {
+		rs.Logger.Error("keep a recording's export", "recording", r.ID, "err", err)
 		set("failed", last, nil)
 		return
 	}

@@ -43,6 +43,16 @@ type Config struct {
 	// TestClock enables POST /_test/clock, which moves the server's clock
 	// (browser tests only; refused unless the server listens on loopback).
 	TestClock bool
+	// Blob is where large files are kept (see blob.go).
+	Blob Blob
+	// Cluster makes the server a node of several (see cluster.go).
+	Cluster Cluster
+	// MetricsAddr, when set, serves GET /metrics on its own listener
+	// instead of the main address.
+	MetricsAddr string
+	// WebhookAllowPrivate lets webhooks reach private and loopback
+	// addresses (development only).
+	WebhookAllowPrivate bool
 }
 
 // Default returns the built-in defaults.
@@ -66,6 +76,7 @@ func Default() Config {
 func (c *Config) StoreFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for the SQLite file and recordings (env LECTERN_DATA_DIR)")
 	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "postgres://... to use PostgreSQL; empty for SQLite in the data dir (env LECTERN_DATABASE_URL)")
+	c.blobFlags(fs)
 }
 
 // ServeFlags registers the server's settings on fs.
@@ -85,6 +96,9 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.RTCUDPPort, "rtc-udp-port", c.RTCUDPPort, "UDP port of the live classroom's audio and video; 0 picks a free one (env LECTERN_RTC_UDP_PORT)")
 	fs.StringVar(&c.RTCPublicIP, "rtc-public-ip", c.RTCPublicIP, "public IP to advertise for media when behind 1:1 NAT (env LECTERN_RTC_PUBLIC_IP)")
 	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve GET /metrics on this address only (e.g. 127.0.0.1:9090); empty serves it on the main address (env LECTERN_METRICS_ADDR)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "DEVELOPMENT ONLY: let webhooks reach private, loopback and link-local addresses (env LECTERN_WEBHOOK_ALLOW_PRIVATE)")
+	c.clusterFlags(fs)
 	fs.BoolVar(&c.TestClock, "test-clock", c.TestClock, "TESTS ONLY: enable POST /_test/clock to move the server's clock; loopback addresses only (env LECTERN_TEST_CLOCK)")
 }
 
@@ -146,6 +160,12 @@ func (c *Config) Check() error {
 	}
 	if c.TestClock && (!loopback(c.Addr) || c.AltAddr != "" && !loopback(c.AltAddr)) {
 		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
+	}
+	if err := c.Blob.check(); err != nil {
+		return err
+	}
+	if err := c.checkCluster(); err != nil {
+		return err
 	}
 	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {
 		return fmt.Errorf("--rtc-public-ip must be an IP address, not %q", c.RTCPublicIP)

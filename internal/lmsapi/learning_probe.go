@@ -14,13 +14,25 @@ import (
 
 // probeDuration is the length in whole seconds (rounded up) of an
 // uploaded audio or video file, read with ffprobe when it is installed and
-// the blobs are in a local folder; 0 when unknown.
+// the blobs are in a local folder or an object store; 0 when unknown.
 func probeDuration(ctx context.Context, blobs blob.Store, key, ctype string) int {
 	if !strings.HasPrefix(ctype, "video/") && !strings.HasPrefix(ctype, "audio/") {
 		return 0
 	}
-	dir, ok := blobs.(blob.Dir)
-	if !ok {
+	var src string
+	switch b := blobs.(type) {
+	case blob.Dir:
+		src = filepath.Join(b.Root, filepath.FromSlash(key))
+	case interface {
+		PresignGet(key string, expiry time.Duration) (string, error)
+	}:
+		// An object store: ffprobe reads the few ranges it needs over HTTP.
+		u, err := b.PresignGet(key, time.Minute)
+		if err != nil {
+			return 0
+		}
+		src = u
+	default:
 		return 0
 	}
 	bin, err := exec.LookPath("ffprobe")
@@ -30,7 +42,7 @@ func probeDuration(ctx context.Context, blobs blob.Store, key, ctype string) int
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "-v", "error", "-show_entries", "format=duration",
-		"-of", "default=noprint_wrappers=1:nokey=1", filepath.Join(dir.Root, filepath.FromSlash(key))).Output()
+		"-of", "default=noprint_wrappers=1:nokey=1", src).Output()
 	if err != nil {
 		return 0
 	}

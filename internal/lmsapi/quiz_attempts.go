@@ -195,7 +195,7 @@ func (a *API) regrade(w http.ResponseWriter, r *http.Request, c *call) error {
 	default:
 		return lms.Invalidf("testId", "send testId or attemptId")
 	}
-	as, err := a.quiz().Regrade(r.Context(), c.Domain.ID, ids)
+	as, changes, err := a.quiz().RegradeReport(r.Context(), c.Domain.ID, ids)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,12 @@ func (a *API) regrade(w http.ResponseWriter, r *http.Request, c *call) error {
 	for i, at := range as {
 		data[i] = attemptJSON(at, em.of(at.UserID))
 	}
-	return ok(w, "Attempts regraded", map[string]any{"regraded": len(as), "attempts": data})
+	changed := make([]map[string]any, len(changes))
+	for i, ch := range changes {
+		changed[i] = map[string]any{"user_id": ch.UserID, "email": em.of(ch.UserID), "testId": ch.TestID,
+			"passed_before": ch.Before, "passed_after": ch.After}
+	}
+	return ok(w, "Attempts regraded", map[string]any{"regraded": len(as), "attempts": data, "result_changes": changed})
 }
 
 // DELETE /tests/attempts/delete/{attempt_id}: the attempt and its answers

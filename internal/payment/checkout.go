@@ -37,6 +37,9 @@ type Cart struct {
 // unknown) is enrolled in every item (see store.PayOrder).
 func (s *Service) Checkout(ctx context.Context, domainID int64, c Cart, k Idem) (Outcome, error) {
 	id, replayed, err := s.once(ctx, domainID, ScopeCheckout, k, func() (int64, error) {
+		if err := s.expireTestCheckouts(ctx, domainID); err != nil {
+			return 0, err
+		}
 		o, err := s.priceCart(ctx, domainID, c)
 		if err != nil {
 			return 0, err

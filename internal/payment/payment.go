@@ -256,6 +256,10 @@ var Refusals = map[string]string{
 // the coupon's use and takes the payment.
 func (s *Service) PayClass(ctx context.Context, domainID int64, p ClassPayment, k Idem) (Outcome, error) {
 	id, replayed, err := s.once(ctx, domainID, ScopeClassPayment, k, func() (int64, error) {
+		// Abandoned test checkout pages give their coupon uses back first.
+		if err := s.expireTestCheckouts(ctx, domainID); err != nil {
+			return 0, err
+		}
 		class, err := s.Store.LiveClass(ctx, domainID, p.ClassID)
 		if err != nil {
 			return 0, err
@@ -265,7 +269,11 @@ func (s *Service) PayClass(ctx context.Context, domainID int64, p ClassPayment, 
 			return 0, err
 		}
 		if p.Coupon != "" && q.CodeRefused != "" {
-			return 0, lms.Invalidf("coupon_code", "%s", Refusals[q.CodeRefused])
+			msg := Refusals[q.CodeRefused]
+			if q.CodeRefused == pricing.RefusedOtherItem {
+				msg = "Coupon code is not valid for this class" // applycoupon's words
+			}
+			return 0, lms.Invalidf("coupon_code", "%s", msg)
 		}
 		currency := strings.ToLower(class.Currency)
 		if currency == "" {
@@ -309,6 +317,7 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 	} else {
 		o.Gateway = "free"
 	}
+	o.CreatedAt = s.now()
 	o, err := s.Store.CreateOrder(ctx, domainID, o)
 	if err != nil {
 		return 0, err
@@ -331,7 +340,11 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 			s.Logger.Error("payment gateway", "domain_id", domainID, "order_id", o.ID, "gateway", gw.Name(), "err", err)
 			_, _, err = s.Store.FailOrder(ctx, domainID, o.ID, "The payment could not be processed: the payment service did not answer. Nothing was charged; try again.")
 		default:
-			_, _, err = s.Store.PayOrder(ctx, domainID, o.ID, chargeID, s.now())
+			if _, _, err = s.Store.PayOrder(ctx, domainID, o.ID, chargeID, s.now()); err != nil {
+				// The money was taken: say so where the operator looks.
+				s.Logger.Error("payment taken but not recorded; reconcile by hand", "domain_id", domainID, "order_id", o.ID,
+					"gateway", gw.Name(), "charge_id", chargeID, "err", err)
+			}
 		}
 	default:
 		var sess Session
@@ -345,6 +358,21 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 		}
 	}
 	return o.ID, err
+}
+
+// CheckoutTTL is how long a checkout page stays open: a Stripe Checkout
+// Session expires then (Stripe's webhook fails the order), and the test
+// gateway's pages likewise.
+const CheckoutTTL = time.Hour
+
+// expireTestCheckouts fails the domain's test-gateway orders whose checkout
+// page has been open longer than CheckoutTTL, releasing their coupon uses.
+// It runs before a new order of the domain is priced and when a page is
+// opened, so no process needs to sweep.
+func (s *Service) expireTestCheckouts(ctx context.Context, domainID int64) error {
+	_, err := s.Store.ExpireCheckouts(ctx, domainID, "test", s.now().Add(-CheckoutTTL),
+		"The checkout page expired before the payment was made.")
+	return err
 }
 
 // CompleteCheckout pays the pending order of a checkout session with the

@@ -261,6 +261,17 @@ func TestPagesDashboard(t *testing.T) {
 		if strings.Contains(get(t, ob, oBase+"/certificates").Body, code) {
 			t.Error("another learner sees the certificate")
 		}
+		// Revoked: the card says so and offers no PDF (it answers 410),
+		// but keeps the verify link, which shows the revocation.
+		id := Int(t, is.JSON(t), "data.id")
+		if r := e.Do(Request{Method: "POST", Path: "/api/v1/certificates/revoke/" + itoa(id), Domain: &e.Domain, Body: map[string]any{"reason": "issued in error"}}); r.Status != 200 {
+			t.Fatalf("revoke: %d %s", r.Status, r.Body)
+		}
+		c = get(t, s.b, s.base+"/certificates")
+		mustContain(t, "revoked certificate", c.Body, `data-code="`+code+`"`, `value="`+e.URL+"/verify/"+code+`"`)
+		if strings.Contains(c.Body, "/verify/"+code+".pdf") {
+			t.Error("a revoked certificate still offers its PDF, which answers 410")
+		}
 	})
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"html"
+	"math/big"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -256,7 +258,7 @@ func qtiQuestion(it *node, typ string) (Question, error) {
 		for a := range right {
 			q.Data.Answers = append(q.Data.Answers, a)
 		}
-		sortStrings(q.Data.Answers)
+		sort.Strings(q.Data.Answers)
 	case Numerical:
 		for _, rc := range conds {
 			cv := rc.first("conditionvar")
@@ -272,7 +274,7 @@ func qtiQuestion(it *node, typ string) (Question, error) {
 				}
 				if q.Data.Value == "" {
 					mid := l.Add(l, h)
-					mid.Quo(mid, bigTwo())
+					mid.Quo(mid, big.NewRat(2, 1))
 					q.Data.Value = mid.FloatString(decimals(mid))
 				}
 				val, _ := parseDecimal(q.Data.Value)

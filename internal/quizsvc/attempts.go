@@ -535,6 +535,53 @@ func correctWord(got, max quiz.Milli) string {
 	return "wrong"
 }
 
+// ResultChange is a learner whose pass/fail on a test changed in a
+// regrade: the administrator is told (a certificate already issued is not
+// revoked automatically).
+type ResultChange struct {
+	UserID, TestID int64
+	Before, After  bool
+}
+
+// RegradeReport is Regrade that also reports every learner whose pass/fail
+// changed.
+func (s *Service) RegradeReport(ctx context.Context, domainID int64, ids []int64) ([]store.Attempt, []ResultChange, error) {
+	type key struct{ user, test int64 }
+	before := map[key]bool{}
+	var order []key
+	for _, id := range ids {
+		a, err := s.Store.Attempt(ctx, domainID, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		k := key{a.UserID, a.TestID}
+		if _, seen := before[k]; seen || a.Mode != quiz.ModeTest || a.Source == "live" {
+			continue
+		}
+		r, err := s.LearnerResult(ctx, domainID, a.TestID, a.UserID)
+		if err != nil {
+			return nil, nil, err
+		}
+		before[k] = r.Graded && r.Passed
+		order = append(order, k)
+	}
+	as, err := s.Regrade(ctx, domainID, ids)
+	if err != nil {
+		return as, nil, err
+	}
+	var changes []ResultChange
+	for _, k := range order {
+		r, err := s.LearnerResult(ctx, domainID, k.test, k.user)
+		if err != nil {
+			return as, changes, err
+		}
+		if after := r.Graded && r.Passed; after != before[k] {
+			changes = append(changes, ResultChange{UserID: k.user, TestID: k.test, Before: before[k], After: after})
+		}
+	}
+	return as, changes, nil
+}
+
 // Regrade rescores closed attempts against the current version of each
 // question (a fixed key applies to past attempts); the layout then names
 // the current versions. Manual marks stay. Pass/fail and completion are

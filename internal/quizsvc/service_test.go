@@ -402,9 +402,13 @@ func TestRegradeAfterFix(t *testing.T) {
 		if fix.Status != 200 {
 			t.Fatal(string(fix.Body))
 		}
-		as, err := f.svc.Regrade(ctx, f.d, []int64{a.ID})
+		as, changes, err := f.svc.RegradeReport(ctx, f.d, []int64{a.ID})
 		if err != nil || as[0].ScoreMilli != 1000 {
 			t.Fatalf("regrade: %+v %v", as, err)
+		}
+		want := []quizsvc.ResultChange{{UserID: f.userID, TestID: f.testID, Before: false, After: true}}
+		if fmt.Sprint(changes) != fmt.Sprint(want) {
+			t.Fatalf("result changes %+v, want %+v", changes, want)
 		}
 		if res, _ := f.svc.LearnerResult(ctx, f.d, f.testID, f.userID); !res.Passed {
 			t.Fatalf("not passed after regrade: %+v", res)

@@ -25,10 +25,12 @@ import (
 	"github.com/lectern-lms/lectern/internal/classroom/room"
 	"github.com/lectern-lms/lectern/internal/classroom/sfu"
 	"github.com/lectern-lms/lectern/internal/classroom/turn"
+	"github.com/lectern-lms/lectern/internal/cluster"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lmsapi"
+	"github.com/lectern-lms/lectern/internal/metrics"
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -55,6 +57,8 @@ type Main struct {
 	TURN *turn.Server
 
 	recordings *classroom.Recordings
+	blobs      blob.Store // set by Open (see blobs.go)
+	cluster    *cluster.Cluster
 	// Quiz is the test engine (set by Open).
 	Quiz      *quizsvc.Service
 	testClock *testClock
@@ -62,6 +66,10 @@ type Main struct {
 	// Learn is the course-content service (outline, locks, progress,
 	// media); set by Open.
 	Learn *learn.Service
+
+	// Metrics is the Prometheus registry (set by Open).
+	Metrics   *metrics.Metrics
+	metricsLn net.Listener
 
 	listeners    []net.Listener
 	servers      []*http.Server
@@ -92,17 +100,25 @@ func (m *Main) Open(ctx context.Context) error {
 	for _, a := range applied {
 		m.Logger.Info("migration applied", "version", a.Version, "name", a.Name)
 	}
+	if m.blobs, err = OpenBlobs(ctx, m.Config); err != nil {
+		st.Close()
+		return err
+	}
 	if err := m.openLearn(ctx); err != nil {
 		st.Close()
 		return err
 	}
 	m.quizService()
+	if err := m.openMetrics(); err != nil {
+		st.Close()
+		return err
+	}
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
 		addrs = append(addrs, m.Config.AltAddr)
 	}
 	// Attendance sessions a stopped server left open end now.
-	if n, err := st.CloseOpenAttendance(ctx, m.now()); err != nil {
+	if n, err := m.closeOpenAttendance(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("close open attendance: %w", err)
 	} else if n > 0 {
@@ -118,6 +134,11 @@ func (m *Main) Open(ctx context.Context) error {
 		m.listeners = append(m.listeners, ln)
 	}
 	if err := m.openMedia(); err != nil {
+		m.closeListeners()
+		st.Close()
+		return err
+	}
+	if err := m.openCluster(ctx); err != nil {
 		m.closeListeners()
 		st.Close()
 		return err
@@ -173,7 +194,7 @@ func (m *Main) openMedia() error {
 		m.TURN = t
 	}
 	recordings := &classroom.Recordings{Store: m.Store, BlobRoot: filepath.Join(m.Config.DataDir, "blobs"), Logger: m.Logger, Now: m.Now,
-		Exporter: classroom.FindExporter()}
+		Exporter: classroom.FindExporter(), Blobs: m.Blobs()}
 	m.recordings = recordings
 	m.Hub = &room.Hub{Store: m.Store, Media: classroom.SFUMedia(s), Lang: i18n.Tag, Now: m.Now, Logger: m.Logger,
 		ICE:      func(conn string) room.ICEConfig { return room.ICEConfig{ICEServers: m.iceServers(conn)} },
@@ -226,8 +247,12 @@ func (m *Main) BaseURL() string {
 	return c.BaseURL()
 }
 
-// Blobs is where recordings are kept: the blobs folder of the data dir.
+// Blobs is where recordings and files are kept: the blobs folder of the
+// data dir, or the S3-compatible store of --blob-url (see OpenBlobs).
 func (m *Main) Blobs() blob.Store {
+	if m.blobs != nil {
+		return m.blobs
+	}
 	return blob.Dir{Root: filepath.Join(m.Config.DataDir, "blobs")}
 }
 
@@ -255,6 +280,7 @@ func (m *Main) Handler() http.Handler {
 		Secure: strings.HasPrefix(m.BaseURL(), "https://"), Secret: m.Secret}
 	learner.Register(mux)
 	m.testClockRoutes(mux)
+	m.metricsRoute(mux)
 	pay := m.payments()
 	pay.Register(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
@@ -273,12 +299,13 @@ func (m *Main) Handler() http.Handler {
 		pages.Origins = []string{u.Host}
 	}
 	pages.Register(mux)
+	m.clusterRoutes(mux, pages)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(mux)))
+	return httpx.Log(m.Logger, m.Metrics.Wrap(httpx.Draining(&m.shuttingDown, unavailable, learner.Front(metrics.Route(mux)))))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
@@ -320,8 +347,10 @@ func (m *Main) Serve(ctx context.Context) error {
 	hubCtx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
+	m.runCluster(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
 	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
+	defer m.serveMetrics()()
 	var serveErr error
 	select {
 	case <-ctx.Done():
@@ -332,6 +361,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	// Rooms close first: their connections end (attendance sessions close
 	// now) and clients reconnect to the next run.
 	m.Hub.Close()
+	m.leaveCluster()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.Config.ShutdownTimeout)
 	defer cancel()
 	for _, srv := range m.servers {
@@ -349,6 +379,9 @@ func (m *Main) Serve(ctx context.Context) error {
 func (m *Main) Close() error {
 	if len(m.servers) == 0 {
 		m.closeListeners()
+	}
+	if m.metricsLn != nil {
+		m.metricsLn.Close()
 	}
 	if m.Hub != nil {
 		m.Hub.Close()

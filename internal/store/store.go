@@ -29,6 +29,8 @@ type Store struct {
 	// wdb serves writes. For SQLite it holds a single connection, so writers
 	// queue in Go instead of failing with SQLITE_BUSY.
 	wdb *sql.DB
+	// observe, when set, receives each statement's latency (observe.go).
+	observe func(op string, d time.Duration)
 }
 
 // Options configures Open.
@@ -135,19 +137,23 @@ type runner interface {
 
 // db runs queries written with ? placeholders on either dialect.
 type db struct {
-	r  runner
-	pg bool
+	r   runner
+	pg  bool
+	obs func(op string, d time.Duration)
 }
 
 func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	defer d.timed("exec", time.Now())
 	return d.r.ExecContext(ctx, rebind(q, d.pg), args...)
 }
 
 func (d db) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	defer d.timed("query", time.Now())
 	return d.r.QueryContext(ctx, rebind(q, d.pg), args...)
 }
 
 func (d db) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	defer d.timed("query_row", time.Now())
 	return d.r.QueryRowContext(ctx, rebind(q, d.pg), args...)
 }
 
@@ -176,7 +182,7 @@ func (d db) exists(ctx context.Context, q string, args ...any) (bool, error) {
 }
 
 // read returns a handle for reads outside a transaction.
-func (s *Store) read() db { return db{r: s.rdb, pg: s.pg} }
+func (s *Store) read() db { return db{r: s.rdb, pg: s.pg, obs: s.observe} }
 
 // tx runs fn in a write transaction, committing if fn returns nil.
 func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
@@ -184,7 +190,7 @@ func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(db{r: t, pg: s.pg}); err != nil {
+	if err := fn(db{r: t, pg: s.pg, obs: s.observe}); err != nil {
 		t.Rollback()
 		return err
 	}

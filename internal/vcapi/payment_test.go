@@ -466,6 +466,31 @@ func TestRedirectFlowTestGateway(t *testing.T) {
 		if ok := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "BACK")); ok["amount"] != "10.00" {
 			t.Errorf("coupon after cancel: %v", ok)
 		}
+		// A page left open longer than an hour expires and gives its
+		// coupon use back before the next order takes one.
+		vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "5", "discount_type", "0",
+			"start_date", "2020-01-01", "discount_code", "HOUR", "discount_limit", "1"))
+		t0 := time.Now()
+		e.Clock.Set(t0)
+		abandoned := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "HOUR"))
+		e.Clock.Set(t0.Add(59 * time.Minute))
+		if msg := vcErr(t, e, "apiclasspayment", noCard("coupon_code", "HOUR")); msg != "Coupon code has been used up" {
+			t.Errorf("coupon held by a page open 59 minutes: %q", msg)
+		}
+		e.Clock.Set(t0.Add(61 * time.Minute))
+		if ok := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "HOUR")); ok["amount"] != "10.00" {
+			t.Errorf("coupon after the page expired: %v", ok)
+		}
+		if o, _ := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, abandoned["order_id"].(string))); o.Status != store.OrderFailed ||
+			!strings.Contains(o.FailureReason, "expired") {
+			t.Errorf("abandoned order: %s %q", o.Status, o.FailureReason)
+		}
+		page = abandoned["checkout_url"].(string)
+		if r := post(card); r.StatusCode != http.StatusConflict {
+			t.Errorf("paying on an expired page: %d", r.StatusCode)
+		}
+		e.Clock.Set(time.Time{})
+
 		// A session of another domain's path is not found.
 		other := strings.Replace(page, fmt.Sprintf("/checkout/%d/", e.Domain.ID), fmt.Sprintf("/checkout/%d/", e.Other.ID), 1)
 		if resp, _ := noRedirect.Get(other); resp.StatusCode != 404 {

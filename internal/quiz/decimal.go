@@ -2,12 +2,7 @@ package quiz
 
 import (
 	"math/big"
-	"sort"
 )
-
-func sortStrings(ss []string) { sort.Strings(ss) }
-
-func bigTwo() *big.Rat { return big.NewRat(2, 1) }
 
 // decimals is how many decimals r needs (at most 12).
 func decimals(r *big.Rat) int {
