@@ -94,7 +94,7 @@ func vcReq(c config, op string, v url.Values) request {
 type fixture struct {
 	Users, Courses, Classes int64
 	UserID, CourseID        int64
-	ClassID                 int64 // a class that is live while the load runs
+	ClassID                 int64  // a class that is live while the load runs
 	RunTag                  string // makes the names created under load unique
 }
 
@@ -190,18 +190,25 @@ func liveClass(ctx context.Context, cl *client, c config) (int64, error) {
 	if end.Day() != start.Day() {
 		end = time.Date(start.Year(), start.Month(), start.Day(), 23, 59, 0, 0, london)
 	}
-	var out []map[string]any
+	var out json.RawMessage
 	if _, err := cl.do(ctx, vcReq(c, "schedule", url.Values{"title": {"Bench live class"}, "timezone": {"28"},
 		"date": {start.Format(time.DateOnly)}, "start_time": {start.Format("15:04")}, "end_time": {end.Format("15:04")}}), &out); err != nil {
 		return 0, err
 	}
-	if len(out) == 0 {
-		return 0, fmt.Errorf("schedule: empty answer")
+	// The compat style (the default) answers {"class_id": 12, ...}; the
+	// seed style [{"class_id": "12", ...}].
+	var one struct {
+		ClassID json.Number `json:"class_id"`
 	}
-	s, _ := out[0]["class_id"].(string)
-	id, err := strconv.ParseInt(s, 10, 64)
+	var seed []struct {
+		ClassID json.Number `json:"class_id"`
+	}
+	if json.Unmarshal(out, &one) != nil && json.Unmarshal(out, &seed) == nil && len(seed) > 0 {
+		one = seed[0]
+	}
+	id, err := strconv.ParseInt(string(one.ClassID), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("schedule: no class_id in the answer %v", out[0])
+		return 0, fmt.Errorf("schedule: no class_id in the answer %s", out)
 	}
 	return id, nil
 }

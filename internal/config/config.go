@@ -25,8 +25,9 @@ type Config struct {
 	RateLimit    float64
 	RateBurst    int
 	MaxBodyBytes int64
-	// ResponseStyle is the classroom API's default JSON style: "seed" or
-	// "compat".
+	// ResponseStyle is the classroom API's JSON style for domains that set
+	// none: "compat" (the default: what live clients read) or "seed" (the
+	// specification's one-element arrays).
 	ResponseStyle   string
 	ShutdownTimeout time.Duration
 	LogFormat       string
@@ -62,7 +63,7 @@ func Default() Config {
 		RateLimit:       50,
 		RateBurst:       100,
 		MaxBodyBytes:    1 << 20,
-		ResponseStyle:   "seed",
+		ResponseStyle:   "compat",
 		ShutdownTimeout: 15 * time.Second,
 		LogFormat:       "text",
 		RTCUDPPort:      7881,
@@ -89,7 +90,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second allowed per API key; 0 disables (env LECTERN_RATE_LIMIT)")
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests an API key may burst above the rate (env LECTERN_RATE_BURST)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body accepted, in bytes (env LECTERN_MAX_BODY_BYTES)")
-	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: seed or compat (env LECTERN_RESPONSE_STYLE)")
+	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: compat (what live clients read) or seed (the specification's arrays) (env LECTERN_RESPONSE_STYLE)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long to wait for in-flight requests on shutdown (env LECTERN_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env LECTERN_LOG_FORMAT)")
 	fs.IntVar(&c.RTCUDPPort, "rtc-udp-port", c.RTCUDPPort, "UDP port of the live classroom's audio and video; 0 picks a free one (env LECTERN_RTC_UDP_PORT)")
