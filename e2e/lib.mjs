@@ -176,7 +176,7 @@ export class Server {
     const params = { title, timezone: '28', date: start.date, start_time: start.time12, end_time: end.time12 };
     for (const [k, v] of Object.entries(settings)) params[k] = String(v);
     const res = await this.api('schedule', params);
-    const id = res?.[0]?.class_id;
+    const id = String((Array.isArray(res) ? res[0] : res)?.class_id ?? ''); // either JSON style
     if (!id) throw new Error(`schedule ${JSON.stringify(params)}: ${JSON.stringify(res)}`);
     log(`class ${id} "${title}" ${start.date} ${start.time12}-${end.time12} London ${JSON.stringify(settings)}`);
     return id;
@@ -188,7 +188,7 @@ export class Server {
     const res = await this.api('getclasslaunch', {
       class_id: classId, userId, userName, isTeacher: teacher ? '1' : '0', lessonName: 'E2E lesson', courseName: 'E2E course',
     });
-    const item = res?.[0] || {};
+    const item = (Array.isArray(res) ? res[0] : res) || {}; // either JSON style
     const url = encrypted ? item.encryptedlaunchurl : item.launchurl;
     if (!url) throw new Error(`getclasslaunch ${classId} ${userId}: ${JSON.stringify(res)}`);
     return url;

@@ -8,7 +8,7 @@
 #
 # Needs: go, node/npm, Debian's chromium and firefox-esr, ffmpeg (ffprobe and
 # ffmpeg, for recording.test.mjs), root (or CAP_SYS_ADMIN) for unshare.
-# Environment: E2E_TIMEOUT (seconds for the whole test run, default 280),
+# Environment: E2E_TIMEOUT (seconds for the whole test run, default 900),
 # CHROMIUM, FIREFOX (browser paths, default: chromium and firefox-esr on
 # PATH), E2E_TESTS (files, default: every e2e/*.test.mjs), LECTERN_BIN (a
 # lectern binary to test instead of building one).
@@ -77,13 +77,13 @@ export TMPDIR=$E2E_TMP
 t=$(now)
 status=0
 # shellcheck disable=SC2086
-timeout --kill-after=15 "${E2E_TIMEOUT:-280}" \
+timeout --kill-after=15 "${E2E_TIMEOUT:-900}" \
   unshare --net --pid --fork --kill-child --mount-proc \
   sh -c 'ip link set lo up && exec node --test --test-reporter=spec --test-concurrency=1 "$@"' e2e $tests \
   || status=$?
 phase_done "browser tests" "$t"
 if [ "$status" = 124 ] || [ "$status" = 137 ]; then
-  echo "e2e: the test run hit the ${E2E_TIMEOUT:-280} s limit and was stopped" >&2
+  echo "e2e: the test run hit the ${E2E_TIMEOUT:-900} s limit and was stopped" >&2
 fi
 
 echo "e2e: timings: ${timings[*]}; total $(secs "$t_start" "$(now)")s"

@@ -136,7 +136,7 @@ func TestServeEndToEnd(t *testing.T) {
 
 			// The operator sets the plan and the JSON style; the classroom
 			// API follows at once.
-			for _, args := range [][]string{{"domain", "set-plan", "--domain", id, "--plan", "free"}, {"domain", "set-style", "--domain", id, "--style", "compat"},
+			for _, args := range [][]string{{"domain", "set-plan", "--domain", id, "--plan", "free"}, {"domain", "set-style", "--domain", id, "--style", "seed"},
 				{"domain", "set-retention", "--domain", id, "--days", "90"}} {
 				if code, _, errOut := lectern(t, append(args, sargs...)...); code != 0 {
 					t.Fatalf("%v: %d %s", args, code, errOut)
@@ -146,11 +146,13 @@ func TestServeEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var plan map[string]any
+			// The server's default style is compat (a bare object); the
+			// domain's seed style answers a one-element array.
+			var plan []map[string]any
 			json.NewDecoder(resp.Body).Decode(&plan)
 			resp.Body.Close()
-			if plan["status"] != "ok" || plan["plan"] != "free" {
-				t.Errorf("getplan after set-plan free and set-style compat: %v", plan)
+			if len(plan) != 1 || plan[0]["status"] != "ok" || plan[0]["plan"] != "free" {
+				t.Errorf("getplan after set-plan free and set-style seed: %v", plan)
 			}
 
 			cancel()

@@ -28,6 +28,10 @@ type Pages struct {
 	Now    func() time.Time
 	// Hub holds the live rooms.
 	Hub *room.Hub
+	// Router and RoomControl place rooms on the nodes of a cluster (see
+	// relay.go); nil on a single node.
+	Router      Router
+	RoomControl Rooms
 	// Check answers the check page's connectivity test; nil disables it.
 	Check func(ctx context.Context, offerSDP string) (string, error)
 	// ICE returns ICE servers (TURN with fresh credentials) for id; nil

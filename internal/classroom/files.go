@@ -106,7 +106,7 @@ func (p *Pages) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := room.Key{Domain: l.Domain, Class: l.Class, Sitting: l.Occurrence}
-	if !p.Hub.CanShareFiles(key, l.UserID) {
+	if !p.rooms().CanShareFiles(key, l.UserID) {
 		fileError(w, http.StatusForbidden, "You can share files only while you are in the class, and students only when the teacher allows it.")
 		return
 	}
@@ -203,7 +203,7 @@ func (p *Pages) storeUpload(w http.ResponseWriter, r *http.Request, l signing.La
 		return
 	}
 	k := room.Key{Domain: l.Domain, Class: l.Class, Sitting: l.Occurrence}
-	p.Hub.FileShared(k, f)
+	p.rooms().FileShared(k, f)
 	if office {
 		go p.convert(d, k, f)
 	}
@@ -252,7 +252,7 @@ func (p *Pages) convert(d store.Domain, k room.Key, f lms.RoomFile) {
 		if err := p.Store.UpdateRoomFile(ctx, d.ID, f); err != nil {
 			p.Logger.Error("store conversion failure", "file", f.ID, "err", err)
 		}
-		p.Hub.FileShared(k, f)
+		p.rooms().FileShared(k, f)
 	}
 	src, err := p.Blobs.Open(f.BlobKey)
 	if err != nil {
@@ -279,7 +279,7 @@ func (p *Pages) convert(d store.Domain, k room.Key, f lms.RoomFile) {
 		return
 	}
 	p.Blobs.Delete(old)
-	p.Hub.FileShared(k, f)
+	p.rooms().FileShared(k, f)
 }
 
 // download serves a shared file behind its signed, expiring link, always

@@ -122,7 +122,11 @@ func (p *Pages) socket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(maxMessage)
 	ctx := r.Context()
-	conn, fail := p.hello(ctx, ws)
+	conn, fail, moved := p.hello(ctx, ws, r)
+	if moved != nil {
+		p.relay(ctx, r, ws, moved.owner, moved.hello)
+		return
+	}
 	if fail != nil {
 		b, _ := json.Marshal(fail)
 		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
@@ -167,43 +171,53 @@ func (p *Pages) socket(w http.ResponseWriter, r *http.Request) {
 }
 
 // hello reads the first message, checks its session and joins the room.
-func (p *Pages) hello(ctx context.Context, ws *websocket.Conn) (*room.Conn, *room.Fail) {
+func (p *Pages) hello(ctx context.Context, ws *websocket.Conn, req *http.Request) (*room.Conn, *room.Fail, *moved) {
 	hctx, cancel := context.WithTimeout(ctx, HelloTimeout)
 	defer cancel()
 	_, data, err := ws.Read(hctx)
 	if err != nil {
-		return nil, room.NewFail(room.FailInvalid, "The classroom did not receive a greeting in time. Reload the page.")
+		return nil, room.NewFail(room.FailInvalid, "The classroom did not receive a greeting in time. Reload the page."), nil
 	}
 	var h room.Hello
 	if err := json.Unmarshal(data, &h); err != nil || h.Type != "hello" {
-		return nil, room.NewFail(room.FailInvalid, "The first message must be a hello.")
+		return nil, room.NewFail(room.FailInvalid, "The first message must be a hello."), nil
 	}
 	if h.Protocol != room.Protocol {
-		return nil, room.NewFail(room.FailProtocol, "This page is out of date. Reload it.")
+		return nil, room.NewFail(room.FailProtocol, "This page is out of date. Reload it."), nil
 	}
 	l, d, err := p.session(hctx, h.Session)
 	if err != nil {
 		if !errors.Is(err, signing.ErrInvalid) && !errors.Is(err, signing.ErrExpired) && !lms.IsNotFound(err) {
 			p.Logger.Error("classroom hello", "err", err)
 		}
-		return nil, room.NewFail(room.FailInvalid, "This classroom link is not valid or has expired. Ask for a new link.")
+		return nil, room.NewFail(room.FailInvalid, "This classroom link is not valid or has expired. Ask for a new link."), nil
 	}
 	c, err := p.Store.LiveClass(hctx, l.Domain, l.Class)
 	if err != nil {
 		if !lms.IsNotFound(err) {
 			p.Logger.Error("classroom hello", "err", err)
 		}
-		return nil, room.NewFail(room.FailEnded, "This class no longer exists.")
+		return nil, room.NewFail(room.FailEnded, "This class no longer exists."), nil
+	}
+	if p.Router != nil {
+		owner, err := p.Router.Route(hctx, room.Key{Domain: l.Domain, Class: l.Class, Sitting: l.Occurrence}, req)
+		if err != nil {
+			p.Logger.Error("classroom hello: find the room's node", "err", err)
+			return nil, room.NewFail(room.FailInvalid, "The class could not be opened. Try again in a moment."), nil
+		}
+		if owner != "" {
+			return nil, nil, &moved{owner: owner, hello: data}
+		}
 	}
 	conn, err := p.Hub.Join(hctx, room.Entry{Launch: l, Class: c, Plan: lms.PlanOf(d.Plan), Resume: h.Resume})
 	var f *room.Fail
 	if errors.As(err, &f) {
-		return nil, f
+		return nil, f, nil
 	}
 	if err != nil {
-		return nil, room.NewFail(room.FailInvalid, "The class could not be opened. Try again in a moment.")
+		return nil, room.NewFail(room.FailInvalid, "The class could not be opened. Try again in a moment."), nil
 	}
-	return conn, nil
+	return conn, nil, nil
 }
 
 // checkPage is the pre-class check: camera, microphone and connectivity,

@@ -28,9 +28,9 @@ func session(t *testing.T, e *apitest.Env, id, user, teacher string, encrypted b
 	t.Helper()
 	r := e.VC("getclasslaunch", url.Values{"class_id": {id}, "userId": {user}, "userName": {"User " + user},
 		"isTeacher": {teacher}, "lessonName": {"L"}, "courseName": {"C"}})
-	field := "0.launchurl"
+	field := "launchurl" // the default (compat) style: a bare object
 	if encrypted {
-		field = "0.encryptedlaunchurl"
+		field = "encryptedlaunchurl"
 	}
 	resp, err := e.Client.Get(apitest.Str(t, r.JSON(t), field))
 	if err != nil {

@@ -25,8 +25,9 @@ type Config struct {
 	RateLimit    float64
 	RateBurst    int
 	MaxBodyBytes int64
-	// ResponseStyle is the classroom API's default JSON style: "seed" or
-	// "compat".
+	// ResponseStyle is the classroom API's JSON style for domains that set
+	// none: "compat" (the default: what live clients read) or "seed" (the
+	// specification's one-element arrays).
 	ResponseStyle   string
 	ShutdownTimeout time.Duration
 	LogFormat       string
@@ -44,6 +45,8 @@ type Config struct {
 	TestClock bool
 	// Blob is where large files are kept (see blob.go).
 	Blob Blob
+	// Cluster makes the server a node of several (see cluster.go).
+	Cluster Cluster
 	// MetricsAddr, when set, serves GET /metrics on its own listener
 	// instead of the main address.
 	MetricsAddr string
@@ -60,7 +63,7 @@ func Default() Config {
 		RateLimit:       50,
 		RateBurst:       100,
 		MaxBodyBytes:    1 << 20,
-		ResponseStyle:   "seed",
+		ResponseStyle:   "compat",
 		ShutdownTimeout: 15 * time.Second,
 		LogFormat:       "text",
 		RTCUDPPort:      7881,
@@ -87,7 +90,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second allowed per API key; 0 disables (env LECTERN_RATE_LIMIT)")
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests an API key may burst above the rate (env LECTERN_RATE_BURST)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body accepted, in bytes (env LECTERN_MAX_BODY_BYTES)")
-	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: seed or compat (env LECTERN_RESPONSE_STYLE)")
+	fs.StringVar(&c.ResponseStyle, "response-style", c.ResponseStyle, "classroom API JSON style for domains that set none: compat (what live clients read) or seed (the specification's arrays) (env LECTERN_RESPONSE_STYLE)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long to wait for in-flight requests on shutdown (env LECTERN_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json (env LECTERN_LOG_FORMAT)")
 	fs.IntVar(&c.RTCUDPPort, "rtc-udp-port", c.RTCUDPPort, "UDP port of the live classroom's audio and video; 0 picks a free one (env LECTERN_RTC_UDP_PORT)")
@@ -95,6 +98,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve GET /metrics on this address only (e.g. 127.0.0.1:9090); empty serves it on the main address (env LECTERN_METRICS_ADDR)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "DEVELOPMENT ONLY: let webhooks reach private, loopback and link-local addresses (env LECTERN_WEBHOOK_ALLOW_PRIVATE)")
+	c.clusterFlags(fs)
 	fs.BoolVar(&c.TestClock, "test-clock", c.TestClock, "TESTS ONLY: enable POST /_test/clock to move the server's clock; loopback addresses only (env LECTERN_TEST_CLOCK)")
 }
 
@@ -158,6 +162,9 @@ func (c *Config) Check() error {
 		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
 	}
 	if err := c.Blob.check(); err != nil {
+		return err
+	}
+	if err := c.checkCluster(); err != nil {
 		return err
 	}
 	if c.RTCPublicIP != "" && net.ParseIP(c.RTCPublicIP) == nil {

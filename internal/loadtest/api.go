@@ -105,7 +105,14 @@ func (r *runner) scheduleClass(ctx context.Context, length time.Duration) (strin
 	if err != nil {
 		return "", err
 	}
-	id, _ := m["class_id"].(string)
+	// A string in the seed style, a number in the compat style.
+	var id string
+	switch v := m["class_id"].(type) {
+	case string:
+		id = v
+	case float64:
+		id = strconv.FormatInt(int64(v), 10)
+	}
 	if id == "" {
 		return "", fmt.Errorf("schedule: no class_id in the answer %v", m)
 	}

@@ -37,6 +37,9 @@ type Cart struct {
 // unknown) is enrolled in every item (see store.PayOrder).
 func (s *Service) Checkout(ctx context.Context, domainID int64, c Cart, k Idem) (Outcome, error) {
 	id, replayed, err := s.once(ctx, domainID, ScopeCheckout, k, func() (int64, error) {
+		if err := s.expireTestCheckouts(ctx, domainID); err != nil {
+			return 0, err
+		}
 		o, err := s.priceCart(ctx, domainID, c)
 		if err != nil {
 			return 0, err
@@ -48,11 +51,6 @@ func (s *Service) Checkout(ctx context.Context, domainID int64, c Cart, k Idem) 
 		return s.place(ctx, domainID, o, c.Pay, strings.Join(names, ", "))
 	})
 	return s.outcome(ctx, domainID, id, replayed, err)
-}
-
-// QuoteCart prices a cart without storing anything.
-func (s *Service) QuoteCart(ctx context.Context, domainID int64, c Cart) (store.Order, error) {
-	return s.priceCart(ctx, domainID, c)
 }
 
 // priceCart prices each line with the pricing rules. A bundle's base price

@@ -256,6 +256,10 @@ var Refusals = map[string]string{
 // the coupon's use and takes the payment.
 func (s *Service) PayClass(ctx context.Context, domainID int64, p ClassPayment, k Idem) (Outcome, error) {
 	id, replayed, err := s.once(ctx, domainID, ScopeClassPayment, k, func() (int64, error) {
+		// Abandoned test checkout pages give their coupon uses back first.
+		if err := s.expireTestCheckouts(ctx, domainID); err != nil {
+			return 0, err
+		}
 		class, err := s.Store.LiveClass(ctx, domainID, p.ClassID)
 		if err != nil {
 			return 0, err
@@ -313,6 +317,7 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 	} else {
 		o.Gateway = "free"
 	}
+	o.CreatedAt = s.now()
 	o, err := s.Store.CreateOrder(ctx, domainID, o)
 	if err != nil {
 		return 0, err
@@ -353,6 +358,21 @@ func (s *Service) place(ctx context.Context, domainID int64, o store.Order, pay 
 		}
 	}
 	return o.ID, err
+}
+
+// CheckoutTTL is how long a checkout page stays open: a Stripe Checkout
+// Session expires then (Stripe's webhook fails the order), and the test
+// gateway's pages likewise.
+const CheckoutTTL = time.Hour
+
+// expireTestCheckouts fails the domain's test-gateway orders whose checkout
+// page has been open longer than CheckoutTTL, releasing their coupon uses.
+// It runs before a new order of the domain is priced and when a page is
+// opened, so no process needs to sweep.
+func (s *Service) expireTestCheckouts(ctx context.Context, domainID int64) error {
+	_, err := s.Store.ExpireCheckouts(ctx, domainID, "test", s.now().Add(-CheckoutTTL),
+		"The checkout page expired before the payment was made.")
+	return err
 }
 
 // CompleteCheckout pays the pending order of a checkout session with the

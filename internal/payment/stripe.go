@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/stripe/stripe-go/v85"
 )
@@ -97,6 +98,7 @@ func (s *Stripe) StartCheckout(ctx context.Context, c Checkout) (Session, error)
 		SuccessURL:        stripe.String(c.SuccessURL),
 		CancelURL:         stripe.String(c.CancelURL),
 		ClientReferenceID: stripe.String(c.Reference),
+		ExpiresAt:         stripe.Int64(time.Now().Add(CheckoutTTL).Unix()),
 		LineItems: []*stripe.CheckoutSessionCreateLineItemParams{{
 			Quantity: stripe.Int64(1),
 			PriceData: &stripe.CheckoutSessionCreateLineItemPriceDataParams{

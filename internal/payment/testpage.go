@@ -65,6 +65,9 @@ func (s *Service) testSession(r *http.Request) (int64, store.Order, error) {
 	if err != nil {
 		return 0, store.Order{}, lms.NotFoundf("checkout not found")
 	}
+	if err := s.expireTestCheckouts(context.WithoutCancel(r.Context()), domainID); err != nil {
+		return 0, store.Order{}, err
+	}
 	o, err := s.Store.OrderByCheckout(r.Context(), domainID, r.PathValue("session"))
 	if err == nil && o.Gateway != "test" {
 		err = lms.NotFoundf("checkout not found")

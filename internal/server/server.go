@@ -25,6 +25,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/classroom/room"
 	"github.com/lectern-lms/lectern/internal/classroom/sfu"
 	"github.com/lectern-lms/lectern/internal/classroom/turn"
+	"github.com/lectern-lms/lectern/internal/cluster"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
@@ -57,6 +58,7 @@ type Main struct {
 
 	recordings *classroom.Recordings
 	blobs      blob.Store // set by Open (see blobs.go)
+	cluster    *cluster.Cluster
 	// Quiz is the test engine (set by Open).
 	Quiz      *quizsvc.Service
 	testClock *testClock
@@ -116,7 +118,7 @@ func (m *Main) Open(ctx context.Context) error {
 		addrs = append(addrs, m.Config.AltAddr)
 	}
 	// Attendance sessions a stopped server left open end now.
-	if n, err := st.CloseOpenAttendance(ctx, m.now()); err != nil {
+	if n, err := m.closeOpenAttendance(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("close open attendance: %w", err)
 	} else if n > 0 {
@@ -132,6 +134,11 @@ func (m *Main) Open(ctx context.Context) error {
 		m.listeners = append(m.listeners, ln)
 	}
 	if err := m.openMedia(); err != nil {
+		m.closeListeners()
+		st.Close()
+		return err
+	}
+	if err := m.openCluster(ctx); err != nil {
 		m.closeListeners()
 		st.Close()
 		return err
@@ -292,6 +299,7 @@ func (m *Main) Handler() http.Handler {
 		pages.Origins = []string{u.Host}
 	}
 	pages.Register(mux)
+	m.clusterRoutes(mux, pages)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
@@ -339,6 +347,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	hubCtx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
 	go m.Hub.Run(hubCtx)
+	m.runCluster(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
 	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
 	defer m.serveMetrics()()
@@ -352,6 +361,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	// Rooms close first: their connections end (attendance sessions close
 	// now) and clients reconnect to the next run.
 	m.Hub.Close()
+	m.leaveCluster()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.Config.ShutdownTimeout)
 	defer cancel()
 	for _, srv := range m.servers {

@@ -185,12 +185,16 @@ func scanOrder(row interface{ Scan(...any) error }) (Order, error) {
 	return o, err
 }
 
-// CreateOrder stores a pending order with its lines and, in the same
+// CreateOrder stores a pending order (created at o.CreatedAt, now when
+// zero) with its lines and, in the same
 // transaction, takes one use of every discount its lines apply (once per
 // order). A discount used up, expired or not yet valid by then is a
 // conflict and nothing is stored: no charge may follow.
 func (s *Store) CreateOrder(ctx context.Context, domainID int64, o Order) (Order, error) {
-	at := now()
+	at := o.CreatedAt.UTC().Truncate(time.Second)
+	if at.IsZero() {
+		at = now()
+	}
 	o.Status, o.CreatedAt, o.UpdatedAt, o.Refunded = OrderPending, at, at, 0
 	err := s.tx(ctx, func(tx db) error {
 		var err error
@@ -709,4 +713,39 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, domainID int64, eventID,
 			ON CONFLICT DO NOTHING`, domainID, eventID, eventType, formatTime(now()))
 		return err
 	})
+}
+
+// ExpireCheckouts fails the domain's pending orders of gateway that wait on
+// a checkout page opened before cutoff, releasing their discount uses, and
+// returns how many it failed.
+func (s *Store) ExpireCheckouts(ctx context.Context, domainID int64, gateway string, cutoff time.Time, reason string) (int, error) {
+	rows, err := s.read().query(ctx, `SELECT id FROM orders WHERE domain_id = ? AND status = ? AND gateway = ? AND checkout_id <> ''
+		AND created_at < ? ORDER BY id`, domainID, OrderPending, gateway, formatTime(cutoff))
+	if err != nil {
+		return 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		_, changed, err := s.FailOrder(ctx, domainID, id, reason)
+		if err != nil {
+			return n, err
+		}
+		if changed {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -79,118 +79,137 @@ func (a *API) now() time.Time {
 	return time.Now()
 }
 
-// Register adds the classroom API's entry points to mux.
+// Register adds the classroom API's entry points to mux: /v2/<operation>
+// and /v1/<operation> (the v1 API had the same shape), the legacy single
+// entry points /v2, /v1 and / with task=<operation>, and every other path
+// under /v1/ and /v2/, answered as an unknown path in the API's error
+// shape.
 func (a *API) Register(mux *http.ServeMux) {
 	a.operations = map[string]operation{}
 	for _, op := range a.operationTable() {
 		a.operations[strings.ToLower(op.name)] = op
 	}
 	mux.HandleFunc("/v2/{operation}", a.serve)
+	mux.HandleFunc("/v1/{operation}", a.serve)
 	mux.HandleFunc("/v2", a.serve)
 	mux.HandleFunc("/v1", a.serve)
 	mux.HandleFunc("/{$}", a.serve)
+	mux.HandleFunc("/v2/", a.serve)
+	mux.HandleFunc("/v1/", a.serve)
 }
 
 // serve is every entry point: it reads the parameters, finds the
 // operation, authenticates, runs it and writes the answer.
+//
+// The key is checked first, whatever else is wrong with the request, so
+// that every answer, errors included, comes in the style of the key's
+// domain; without a valid key, in the server's style.
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
-	p, err := httpx.ReadParams(r, a.MaxBody)
-	if errors.Is(err, httpx.ErrUnsupportedBody) {
-		err = nil // clients send odd content types with query-string parameters
-	}
-	style := a.DefaultStyle
-	xmlOut := p != nil && strings.EqualFold(p.Get("format"), "xml")
-	errElem := "errors"
-	writeErr := func(status int, msg string) {
-		if xmlOut {
-			writeRaw(w, status, "application/xml; charset=utf-8", xmlError(msg, errElem))
-			return
+	bodyErr := emptyJSONBody(r, a.MaxBody)
+	var p *httpx.Params
+	var err error
+	if bodyErr == nil {
+		p, err = httpx.ReadParams(r, a.MaxBody)
+		if errors.Is(err, httpx.ErrUnsupportedBody) {
+			err = nil // clients send odd content types with query-string parameters
 		}
-		httpx.WriteJSON(w, status, jsonError(msg, style))
+	}
+	get := r.URL.Query().Get // parameters when the body could not be read
+	if p != nil {
+		get = p.Get
+	}
+	ans := &answer{w: w, r: r, style: a.DefaultStyle, xml: strings.EqualFold(get("format"), "xml"), errElem: "errors"}
+
+	var d store.Domain
+	authErr := errNoKey
+	if key := get("apikey"); key != "" {
+		d, authErr = a.Store.AuthClassroom(r.Context(), key)
+		if authErr == nil {
+			httpx.RequestInfo(r.Context()).DomainID = d.ID
+			if d.ResponseStyle != "" {
+				ans.style = d.ResponseStyle
+			}
+		}
+	}
+
+	if r.Pattern == "/v2/" || r.Pattern == "/v1/" {
+		ans.error(http.StatusNotFound, "unknown path "+strconv.Quote(r.URL.Path)+": the classroom API answers POST /v2/<operation> (or /v1/<operation>), e.g. POST /v2/getclass")
+		return
 	}
 	switch {
+	case bodyErr != nil:
+		ans.error(http.StatusOK, bodyErr.Error())
+		return
 	case errors.Is(err, httpx.ErrBodyTooLarge):
-		writeErr(http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(a.MaxBody, 10)+" bytes")
+		ans.error(http.StatusRequestEntityTooLarge, "request body is larger than "+strconv.FormatInt(a.MaxBody, 10)+" bytes")
 		return
 	case err != nil:
-		writeErr(http.StatusOK, "request body could not be read: "+err.Error())
+		ans.error(http.StatusOK, "request body could not be read: "+err.Error())
 		return
 	}
 	if f := p.Get("format"); f != "" && !strings.EqualFold(f, "xml") && !strings.EqualFold(f, "json") {
-		writeErr(http.StatusOK, "format must be json or xml")
+		ans.error(http.StatusOK, "format must be json or xml")
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeErr(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed: every classroom API operation is a POST")
+		ans.error(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed: every classroom API operation is a POST")
 		return
 	}
 	name := r.PathValue("operation")
 	if name == "" {
 		name = p.Get("task")
 		if name == "" {
-			writeErr(http.StatusOK, "task is required: name the operation, e.g. task=listclass")
+			ans.error(http.StatusOK, "task is required: name the operation, e.g. task=listclass")
 			return
 		}
 	}
 	op, ok := a.operations[strings.ToLower(name)]
 	if !ok {
-		writeErr(http.StatusNotFound, "unknown operation "+strconv.Quote(name))
+		ans.error(http.StatusNotFound, "unknown operation "+strconv.Quote(name))
 		return
 	}
-	errElem = op.errElem
-	d, err := a.Store.AuthClassroom(r.Context(), p.Get("apikey"))
-	if err != nil {
-		if errors.As(err, new(*apiError)) || isUnauthorized(err) {
-			writeErr(http.StatusOK, "Invalid API KEY")
+	ans.errElem = op.errElem
+	if authErr != nil {
+		if authErr == errNoKey || errors.As(authErr, new(*apiError)) || isUnauthorized(authErr) {
+			ans.error(http.StatusOK, "Invalid API KEY")
 			return
 		}
-		a.Logger.Error("authenticate", "request_id", httpx.RequestInfo(r.Context()).RequestID, "err", err)
-		writeErr(http.StatusInternalServerError, "internal server error")
+		a.Logger.Error("authenticate", "request_id", httpx.RequestInfo(r.Context()).RequestID, "err", authErr)
+		ans.error(http.StatusInternalServerError, "internal server error")
 		return
-	}
-	httpx.RequestInfo(r.Context()).DomainID = d.ID
-	if d.ResponseStyle != "" {
-		style = d.ResponseStyle
 	}
 	dec := a.Limiter.Allow("vc:" + strconv.FormatInt(d.ID, 10))
 	dec.SetHeaders(w.Header())
 	if !dec.Allowed {
-		writeErr(http.StatusTooManyRequests, "rate limit exceeded; retry after "+w.Header().Get("Retry-After")+" seconds")
+		ans.error(http.StatusTooManyRequests, "rate limit exceeded; retry after "+w.Header().Get("Retry-After")+" seconds")
 		return
 	}
 	res, err := op.fn(r.Context(), &call{Domain: d, P: p, Op: op.name, Req: r})
 	if err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) {
-			writeErr(http.StatusOK, ae.msg)
+			ans.error(http.StatusOK, ae.msg)
 			return
 		}
 		var se *statusError
 		if errors.As(err, &se) {
-			writeErr(se.status, se.msg)
+			ans.error(se.status, se.msg)
 			return
 		}
 		// The store's client-facing errors (a code already in use, ...)
 		// are API-level failures too.
 		var le *lms.Error
 		if errors.As(err, &le) && le.Code != lms.CodeInternal {
-			writeErr(http.StatusOK, le.Message)
+			ans.error(http.StatusOK, le.Message)
 			return
 		}
 		a.Logger.Error("internal error", "request_id", httpx.RequestInfo(r.Context()).RequestID, "operation", op.name, "err", err)
-		writeErr(http.StatusInternalServerError, "internal server error")
+		ans.error(http.StatusInternalServerError, "internal server error")
 		return
 	}
-	if xmlOut {
-		writeRaw(w, http.StatusOK, "application/xml; charset=utf-8", xmlBody(res))
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, jsonBody(res, style))
+	ans.result(res)
 }
 
-func writeRaw(w http.ResponseWriter, status int, ctype string, body []byte) {
-	w.Header().Set("Content-Type", ctype)
-	w.WriteHeader(status)
-	w.Write(body)
-}
+// errNoKey stands for a request that sent no apikey.
+var errNoKey = errors.New("no apikey")

@@ -1,14 +1,12 @@
 package vcapi_test
 
 import (
-	"context"
 	"encoding/xml"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
-	"github.com/lectern-lms/lectern/internal/config"
 )
 
 // TestRequestStyles sends one operation in every way clients send it and
@@ -92,24 +90,5 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("got %+v from %s", rsp, r.Body)
 			}
 		})
-	})
-}
-
-func TestCompatStyle(t *testing.T) {
-	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
-		r := e.Do(apitest.Request{Method: "POST", Path: "/v2/getservers?apikey=bad", NoAuth: true})
-		if got := apitest.Str(t, r.JSON(t), "error"); got != "Invalid API KEY" {
-			t.Fatalf("server-wide compat error: %s", r.Body)
-		}
-	}, func(c *config.Config) { c.ResponseStyle = "compat" })
-
-	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
-		if err := e.Store.SetResponseStyle(context.Background(), e.Domain.ID, "compat"); err != nil {
-			t.Fatal(err)
-		}
-		r := e.Do(apitest.Request{Method: "POST", Path: "/v2/nosuch?apikey=" + e.Domain.ClassroomKey, NoAuth: true})
-		if _, ok := apitest.Lookup(r.JSON(t), "0"); !ok {
-			t.Fatalf("unknown op answered before auth must use the server style: %s", r.Body)
-		}
-	})
+	}, seedStyle)
 }

@@ -259,7 +259,7 @@ func (a *API) scheduleClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addclass", kv{"class_id", strconv.FormatInt(cls.ID, 10)}, kv{"title", cls.Title}), nil
+	return action("addclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
 }
 
 // updateclass: id plus any schedule parameter.
@@ -295,7 +295,7 @@ func (a *API) saveClass(ctx context.Context, c *call, idParam string) (*result, 
 	if _, err := a.Store.UpdateLiveClass(ctx, c.Domain.ID, cls, occ); err != nil {
 		return nil, err
 	}
-	return action("updateclass", kv{"class_id", strconv.FormatInt(cls.ID, 10)}, kv{"title", cls.Title}), nil
+	return action("updateclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
 }
 
 // classRecord renders a class as getclass and listclass answer it: values
@@ -462,7 +462,7 @@ func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	a.deleteBlobs(keys)
-	return action("removeclass", kv{"class_id", strconv.FormatInt(id, 10)}), nil
+	return action("removeclass", kv{"class_id", writeID(id)}), nil
 }
 
 // cancelclass: class_id, isCancel: 0 re-activates every sitting, 1
@@ -494,7 +494,7 @@ func (a *API) cancelClass(ctx context.Context, c *call) (*result, error) {
 	if err := a.Store.SetSittingsCancelled(ctx, c.Domain.ID, id, seq, mode != 0); err != nil {
 		return nil, err
 	}
-	return action("cancelclass", kv{"class_id", strconv.FormatInt(id, 10)}, kv{"isCancel", strconv.Itoa(mode)}), nil
+	return action("cancelclass", kv{"class_id", writeID(id)}, kv{"isCancel", strconv.Itoa(mode)}), nil
 }
 
 // availableAttendees: class_id. remaning_attendees (spelled as clients

@@ -110,7 +110,7 @@ func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return action("updateprice", kv{"price_id", strconv.FormatInt(p.ID, 10)}), nil
+		return action("updateprice", kv{"price_id", writeID(p.ID)}), nil
 	}
 	p := lms.PricingScheme{Kind: lms.KindClass, ItemID: classID}
 	if err := readScheme(c, &p, true); err != nil {
@@ -120,7 +120,7 @@ func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addprice", kv{"price_id", strconv.FormatInt(p.ID, 10)}), nil
+	return action("addprice", kv{"price_id", writeID(p.ID)}), nil
 }
 
 // listSchemes: class_id.
@@ -163,7 +163,7 @@ func (a *API) removePrice(ctx context.Context, c *call) (*result, error) {
 	if err := a.Store.DeletePricingScheme(ctx, c.Domain.ID, lms.KindClass, p.ItemID, p.ID); err != nil {
 		return nil, err
 	}
-	return action("removeprice", kv{"price_id", strconv.FormatInt(p.ID, 10)}), nil
+	return action("removeprice", kv{"price_id", writeID(p.ID)}), nil
 }
 
 // classprice: class_id, price_id. One price of the class.
@@ -339,14 +339,14 @@ func readDiscount(c *call, d *lms.Discount, create bool) error {
 }
 
 // addSpecials: class_id plus the discount parameters; with
-// discountid=<id> it updates that discount (method updateDiscount).
+// discountid=<id> (or discount_id) it updates that discount (method updateDiscount).
 func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 	classID, err := a.classID(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	if c.P.Has("discountid") {
-		id, err := requiredID(c.P, "discountid")
+	if c.P.Has("discountid") || c.P.Has("discount_id") {
+		id, err := requiredID(c.P, "discountid", "discount_id")
 		if err != nil {
 			return nil, err
 		}
@@ -364,7 +364,7 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return action("updateDiscount", kv{"discount_id", strconv.FormatInt(d.ID, 10)}), nil
+		return action("updateDiscount", kv{"discount_id", writeID(d.ID)}), nil
 	}
 	d := lms.Discount{Kind: lms.KindClass, ItemID: classID}
 	if err := readDiscount(c, &d, true); err != nil {
@@ -374,7 +374,7 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addDiscount", kv{"discount_id", strconv.FormatInt(d.ID, 10)}), nil
+	return action("addDiscount", kv{"discount_id", writeID(d.ID)}), nil
 }
 
 // listdiscount: class_id, optional search (discount codes containing it,
@@ -401,30 +401,30 @@ func (a *API) listDiscount(ctx context.Context, c *call) (*result, error) {
 	return res, nil
 }
 
-// ownedDiscount loads a discount of one of the domain's classes by the
-// named id parameter.
-func (a *API) ownedDiscount(ctx context.Context, c *call, param string) (lms.Discount, error) {
-	id, err := requiredID(c.P, param)
+// ownedDiscount loads a discount of one of the domain's classes by the id
+// sent under any of names (the first names it in errors).
+func (a *API) ownedDiscount(ctx context.Context, c *call, names ...string) (lms.Discount, error) {
+	id, err := requiredID(c.P, names...)
 	if err != nil {
 		return lms.Discount{}, err
 	}
 	d, err := a.Store.Discount(ctx, c.Domain.ID, id)
 	if lms.IsNotFound(err) || (err == nil && d.Kind != lms.KindClass) {
-		return lms.Discount{}, fail("Invalid %s: there is no class discount %d", param, id)
+		return lms.Discount{}, fail("Invalid %s: there is no class discount %d", names[0], id)
 	}
 	return d, err
 }
 
-// removediscount: discountid.
+// removediscount: discountid (or discount_id, as a Laravel package sends it).
 func (a *API) removeDiscount(ctx context.Context, c *call) (*result, error) {
-	d, err := a.ownedDiscount(ctx, c, "discountid")
+	d, err := a.ownedDiscount(ctx, c, "discountid", "discount_id")
 	if err != nil {
 		return nil, err
 	}
 	if err := a.Store.DeleteDiscount(ctx, c.Domain.ID, lms.KindClass, d.ItemID, d.ID); err != nil {
 		return nil, err
 	}
-	return action("removediscount", kv{"discount_id", strconv.FormatInt(d.ID, 10)}), nil
+	return action("removediscount", kv{"discount_id", writeID(d.ID)}), nil
 }
 
 // classdiscount: class_id, discount_id. One discount of the class.

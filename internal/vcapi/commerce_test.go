@@ -27,9 +27,9 @@ func TestClassPrices(t *testing.T) {
 		}
 		compat := e.NewDomain("Compat")
 		e.Store.SetResponseStyle(context.Background(), compat.ID, "compat")
-		cid := vcOK(t, e, "schedule", classParams("apikey", compat.ClassroomKey))["class_id"].(string)
+		cid := idString(t, vcOK(t, e, "schedule", classParams("apikey", compat.ClassroomKey))["class_id"])
 		b := e.VC("addSchemes", vals("apikey", compat.ClassroomKey, "class_id", cid, "price", "5", "scheme_days", "0", "times", "0")).JSON(t)
-		if apitest.Str(t, b, "status") != "ok" || apitest.Str(t, b, "price_id") == "" || apitest.Str(t, b, "Price id") != apitest.Str(t, b, "price_id") {
+		if apitest.Str(t, b, "status") != "ok" || apitest.Int(t, b, "price_id") <= 0 || apitest.Int(t, b, "Price id") != apitest.Int(t, b, "price_id") {
 			t.Errorf("compat addSchemes: %v", b)
 		}
 		x := e.VC("addSchemes", vals("class_id", id, "price", "7.50", "scheme_days", "0", "times", "0", "format", "xml"))
@@ -90,7 +90,7 @@ func TestClassPrices(t *testing.T) {
 		if msg := vcErr(t, e, "classprice", vals("class_id", other, "price_id", first)); !strings.Contains(msg, "not a price of class") {
 			t.Errorf("classprice of another class: %q", msg)
 		}
-		compatPrice := apitest.Str(t, b, "price_id")
+		compatPrice := itoa(apitest.Int(t, b, "price_id"))
 		if msg := vcErr(t, e, "removeprice", vals("id", compatPrice)); !strings.Contains(msg, "no class price") {
 			t.Errorf("removeprice of another domain's price: %q", msg)
 		}
@@ -100,7 +100,7 @@ func TestClassPrices(t *testing.T) {
 		if msg := vcErr(t, e, "removeprice", vals("id", first)); !strings.Contains(msg, "no class price") {
 			t.Errorf("removeprice twice: %q", msg)
 		}
-	})
+	}, seedStyle)
 }
 
 func TestClassDiscounts(t *testing.T) {
@@ -115,8 +115,8 @@ func TestClassDiscounts(t *testing.T) {
 				t.Errorf("%s: %v", name, a)
 			}
 		}
-		coded := vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "5.50", "discount_type", "0", "start_date", "2031-01-01",
-			"end_date", "2031-06-30", "discount_code", "SPRING", "discount_limit", "2"))["Discount id"].(string)
+		coded := idString(t, vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "5.50", "discount_type", "0", "start_date", "2031-01-01",
+			"end_date", "2031-06-30", "discount_code", "SPRING", "discount_limit", "2"))["Discount id"])
 
 		list := e.VC("listdiscount", vals("class_id", id, "search", "spr")).JSON(t)
 		want := map[string]string{"0.id": coded, "0.class_id": id, "0.discount_code": "SPRING", "0.is_use_discount_code": "1",
@@ -188,7 +188,7 @@ func TestClassDiscounts(t *testing.T) {
 		if msg := vcErr(t, e, "classdiscount", vals("class_id", id, "discount_id", coded)); !strings.Contains(msg, "no class discount") {
 			t.Errorf("removed discount: %q", msg)
 		}
-	})
+	}, seedStyle)
 }
 
 func TestApplyCoupon(t *testing.T) {
@@ -200,10 +200,10 @@ func TestApplyCoupon(t *testing.T) {
 		if msg := vcErr(t, e, "applycoupon", vals("class_id", id, "discount_code", "X")); !strings.Contains(msg, "no price") {
 			t.Errorf("no price: %q", msg)
 		}
-		price := vcOK(t, e, "addSchemes", vals("class_id", id, "price", "40", "scheme_days", "30", "times", "0"))["Price id"].(string)
+		price := idString(t, vcOK(t, e, "addSchemes", vals("class_id", id, "price", "40", "scheme_days", "30", "times", "0"))["Price id"])
 		add := func(classID string, kv ...string) string {
 			p := vals(append([]string{"class_id", classID, "start_date", "2031-01-01"}, kv...)...)
-			return vcOK(t, e, "addSpecials", p)["Discount id"].(string)
+			return idString(t, vcOK(t, e, "addSpecials", p)["Discount id"])
 		}
 		half := add(id, "discount", "50", "discount_type", "1", "discount_code", "HALF", "discount_limit", "1")
 		add(id, "discount", "5", "discount_type", "0", "discount_code", "OLD", "end_date", "2031-02-01")
@@ -247,7 +247,7 @@ func TestApplyCoupon(t *testing.T) {
 		if msg := vcErr(t, e, "applycoupon", vals("class_id", id, "discount_code", "TEN", "apikey", e.Other.ClassroomKey)); msg != "Invalid Class Owner" {
 			t.Errorf("another domain: %q", msg)
 		}
-	})
+	}, seedStyle)
 }
 
 // TestCommerceAndRemovalsInEveryStyle sends the price, discount and
@@ -257,9 +257,9 @@ func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
 		e.Clock.Set(time.Date(2031, 3, 1, 12, 0, 0, 0, time.UTC))
 		id := scheduleID(t, e, classParams())
-		price := vcOK(t, e, "addSchemes", vals("class_id", id, "price", "10", "scheme_days", "1", "times", "0"))["Price id"].(string)
-		disc := vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0", "start_date", "2031-01-01",
-			"discount_code", "C1"))["Discount id"].(string)
+		price := idString(t, vcOK(t, e, "addSchemes", vals("class_id", id, "price", "10", "scheme_days", "1", "times", "0"))["Price id"])
+		disc := idString(t, vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0", "start_date", "2031-01-01",
+			"discount_code", "C1"))["Discount id"])
 		for _, r := range []struct {
 			op     string
 			params url.Values
@@ -285,11 +285,11 @@ func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
 			fresh      func() url.Values
 		}{
 			{"removeprice", "removeprice", func() url.Values {
-				return vals("id", vcOK(t, e, "addSchemes", vals("class_id", id, "price", "1", "scheme_days", "1", "times", "0"))["Price id"].(string))
+				return vals("id", idString(t, vcOK(t, e, "addSchemes", vals("class_id", id, "price", "1", "scheme_days", "1", "times", "0"))["Price id"]))
 			}},
 			{"removediscount", "removediscount", func() url.Values {
-				return vals("discountid", vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0",
-					"start_date", "2031-01-01"))["Discount id"].(string))
+				return vals("discountid", idString(t, vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "1", "discount_type", "0",
+					"start_date", "2031-01-01"))["Discount id"]))
 			}},
 			{"removeclass", "removeclass", func() url.Values { return vals("cid", scheduleID(t, e, classParams())) }},
 		}
@@ -313,5 +313,5 @@ func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
 				}
 			})
 		}
-	})
+	}, seedStyle)
 }

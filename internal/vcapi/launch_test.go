@@ -210,5 +210,5 @@ func TestGetClassLaunch(t *testing.T) {
 				t.Errorf("cancelled: %q", got)
 			}
 		})
-	})
+	}, seedStyle)
 }

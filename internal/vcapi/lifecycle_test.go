@@ -20,7 +20,7 @@ func TestClassLifeCycle(t *testing.T) {
 		e.Clock.Set(start.Add(-48 * time.Hour))
 		// 03:00 PM in London on 2031-03-10 is start (15:00 UTC).
 		id := scheduleID(t, e, classParams("title", "Life & Times", "ispaid", "1", "currency", "GBP"))
-		price := vcOK(t, e, "addSchemes", vals("class_id", id, "price", "30", "scheme_days", "30", "times", "0"))["Price id"].(string)
+		price := idString(t, vcOK(t, e, "addSchemes", vals("class_id", id, "price", "30", "scheme_days", "30", "times", "0"))["Price id"])
 		vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "10", "discount_type", "1", "start_date", "2031-01-01", "discount_code", "WELCOME"))
 		if r := vcOK(t, e, "applycoupon", vals("class_id", id, "discount_code", "welcome", "price_id", price)); r["amount_due"] != "27.00" {
 			t.Errorf("coupon: %v", r)

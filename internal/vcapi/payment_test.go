@@ -40,7 +40,7 @@ func paidClass(t *testing.T, e *apitest.Env, price string, scheme ...string) (cl
 	for i := 0; i+1 < len(scheme); i += 2 {
 		p.Set(scheme[i], scheme[i+1])
 	}
-	priceID = vcOK(t, e, "addSchemes", p)["Price id"].(string)
+	priceID = idString(t, vcOK(t, e, "addSchemes", p)["Price id"])
 	return classID, priceID
 }
 
@@ -158,7 +158,7 @@ func TestClassPaymentTestCards(t *testing.T) {
 		if count["paid"] != 3 || count["failed"] != 6 || len(os) != 9 {
 			t.Errorf("orders: %v", count)
 		}
-	})
+	}, seedStyle)
 }
 
 // TestCardDataNeverStored pays and declines with card numbers and CVCs,
@@ -264,8 +264,8 @@ func TestCouponLimitUnderParallelPayments(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
 		setGateway(t, e, e.Domain, payment.Settings{Gateway: "test"})
 		classID, priceID := paidClass(t, e, "40")
-		discountID := vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "25", "discount_type", "1",
-			"start_date", "2020-01-01", "discount_code", "FIVE", "discount_limit", "5"))["Discount id"].(string)
+		discountID := idString(t, vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "25", "discount_type", "1",
+			"start_date", "2020-01-01", "discount_code", "FIVE", "discount_limit", "5"))["Discount id"])
 		const buyers = 50
 		var wg sync.WaitGroup
 		results := make([]string, buyers)
@@ -327,8 +327,8 @@ func TestDeclineReleasesCoupon(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
 		setGateway(t, e, e.Domain, payment.Settings{Gateway: "test"})
 		classID, priceID := paidClass(t, e, "40")
-		did := vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "10", "discount_type", "0",
-			"start_date", "2020-01-01", "discount_code", "ONCE", "discount_limit", "1"))["Discount id"].(string)
+		did := idString(t, vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "10", "discount_type", "0",
+			"start_date", "2020-01-01", "discount_code", "ONCE", "discount_limit", "1"))["Discount id"])
 		if msg := vcErr(t, e, "apiclasspayment", payParams(classID, priceID, "4000000000000002", "coupon_code", "ONCE")); msg != "Your card was declined." {
 			t.Fatalf("decline: %q", msg)
 		}
@@ -394,7 +394,7 @@ func TestClassPaymentIdempotency(t *testing.T) {
 		if len(os) != 3 {
 			t.Errorf("%d orders, want 3 (pay-1, pay-2, pay-3)", len(os))
 		}
-	})
+	}, seedStyle)
 }
 
 // TestRedirectFlowTestGateway: without card fields the answer is a
@@ -466,6 +466,31 @@ func TestRedirectFlowTestGateway(t *testing.T) {
 		if ok := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "BACK")); ok["amount"] != "10.00" {
 			t.Errorf("coupon after cancel: %v", ok)
 		}
+		// A page left open longer than an hour expires and gives its
+		// coupon use back before the next order takes one.
+		vcOK(t, e, "addSpecials", vals("class_id", classID, "discount", "5", "discount_type", "0",
+			"start_date", "2020-01-01", "discount_code", "HOUR", "discount_limit", "1"))
+		t0 := time.Now()
+		e.Clock.Set(t0)
+		abandoned := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "HOUR"))
+		e.Clock.Set(t0.Add(59 * time.Minute))
+		if msg := vcErr(t, e, "apiclasspayment", noCard("coupon_code", "HOUR")); msg != "Coupon code has been used up" {
+			t.Errorf("coupon held by a page open 59 minutes: %q", msg)
+		}
+		e.Clock.Set(t0.Add(61 * time.Minute))
+		if ok := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "HOUR")); ok["amount"] != "10.00" {
+			t.Errorf("coupon after the page expired: %v", ok)
+		}
+		if o, _ := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, abandoned["order_id"].(string))); o.Status != store.OrderFailed ||
+			!strings.Contains(o.FailureReason, "expired") {
+			t.Errorf("abandoned order: %s %q", o.Status, o.FailureReason)
+		}
+		page = abandoned["checkout_url"].(string)
+		if r := post(card); r.StatusCode != http.StatusConflict {
+			t.Errorf("paying on an expired page: %d", r.StatusCode)
+		}
+		e.Clock.Set(time.Time{})
+
 		// A session of another domain's path is not found.
 		other := strings.Replace(page, fmt.Sprintf("/checkout/%d/", e.Domain.ID), fmt.Sprintf("/checkout/%d/", e.Other.ID), 1)
 		if resp, _ := noRedirect.Get(other); resp.StatusCode != 404 {
@@ -488,7 +513,7 @@ func TestPurchaseGrantsLaunch(t *testing.T) {
 			t.Fatal(err)
 		}
 		classID := itoa(cls.ID)
-		priceID := vcOK(t, e, "addSchemes", vals("class_id", classID, "price", "9", "scheme_days", "30", "times", "1", "numbertimes", "2"))["Price id"].(string)
+		priceID := idString(t, vcOK(t, e, "addSchemes", vals("class_id", classID, "price", "9", "scheme_days", "30", "times", "1", "numbertimes", "2"))["Price id"])
 		e.Clock.Set(start.Add(-40 * 24 * time.Hour))
 		vcOK(t, e, "apiclasspayment", payParams(classID, priceID, "4242424242424242"))
 		e.Clock.Set(start)

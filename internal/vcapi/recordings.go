@@ -140,7 +140,7 @@ func (a *API) changeStatusRecording(ctx context.Context, c *call) (*result, erro
 	if err != nil {
 		return nil, err
 	}
-	return action("changestatusrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}, kv{"recording_status", strconv.Itoa(status)}), nil
+	return action("changestatusrecording", kv{"record_id", writeID(r.ID)}, kv{"recording_status", strconv.Itoa(status)}), nil
 }
 
 // removeclassrecording: id. Deletes the row, then the file.
@@ -157,7 +157,7 @@ func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error
 		return nil, err
 	}
 	a.deleteBlobs(keys)
-	return action("removeclassrecording", kv{"record_id", strconv.FormatInt(r.ID, 10)}), nil
+	return action("removeclassrecording", kv{"record_id", writeID(r.ID)}), nil
 }
 
 // deleteBlobs removes files whose rows are gone; a failure is logged.

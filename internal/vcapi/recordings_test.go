@@ -188,5 +188,5 @@ func TestRecordings(t *testing.T) {
 				t.Errorf("after removal: %q", got)
 			}
 		})
-	})
+	}, seedStyle)
 }

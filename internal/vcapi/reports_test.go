@@ -84,5 +84,5 @@ func TestGetClassReport(t *testing.T) {
 		if got := apitest.Str(t, e.VC("getclassreport", p).JSON(t), "0.error"); got != "Invalid Class Owner" {
 			t.Errorf("other domain: %q", got)
 		}
-	})
+	}, seedStyle)
 }

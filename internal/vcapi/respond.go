@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"mime"
+	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -50,12 +53,108 @@ func (o obj) get(key string) any {
 // Styles of JSON answer.
 const (
 	// StyleSeed is the specification's style: results wrapped in a
-	// one-element array, errors [{"status":"error","error":"..."}].
+	// one-element array, errors [{"status":"error","error":"..."}], ids as
+	// strings, labelled application/json.
 	StyleSeed = "seed"
-	// StyleCompat is what live clients read: bare objects with
-	// "status":"ok", errors {"status":"error","error":"..."}.
+	// StyleCompat is what live clients read, and the server's default:
+	// bare objects with "status":"ok", errors
+	// {"status":"error","error":"..."}, ids that write operations return
+	// as numbers, labelled text/html like the hosted service's answers
+	// unless the request's Accept header names JSON.
 	StyleCompat = "compat"
 )
+
+// writeID is an id that a write operation returns (schedule's class_id,
+// addSchemes' price_id, ...): a number in the compat style, as the hosted
+// service sends it, a string in the seed style. Ids inside records stay
+// strings in both styles.
+type writeID int64
+
+// Headers of every classroom API answer: a browser that opens one (an
+// answer labelled text/html holding a class title with <script>, say)
+// never sniffs it into something else and never runs anything in it.
+const (
+	contentSecurityPolicy = "default-src 'none'; sandbox"
+	htmlContentType       = "text/html; charset=UTF-8"
+)
+
+// answer writes one request's answer: JSON in style, or XML.
+type answer struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	style string
+	xml   bool
+	// errElem is the XML element of an error's text.
+	errElem string
+}
+
+// error writes an API error with status.
+func (a *answer) error(status int, msg string) {
+	if a.xml {
+		a.write(status, "application/xml; charset=utf-8", xmlError(msg, a.errElem))
+		return
+	}
+	a.json(status, jsonError(msg, a.style))
+}
+
+// result writes a successful answer.
+func (a *answer) result(res *result) {
+	if a.xml {
+		a.write(http.StatusOK, "application/xml; charset=utf-8", xmlBody(res))
+		return
+	}
+	a.json(http.StatusOK, jsonBody(res, a.style))
+}
+
+// json writes v as JSON. The seed style labels it application/json. The
+// compat style labels it text/html; charset=UTF-8, as the hosted service's
+// PHP does (clients built on php-curl-class and jQuery decode what they
+// get a second time, so only that label works for them), unless the
+// request's Accept header names JSON.
+func (a *answer) json(status int, v any) {
+	b, err := json.Marshal(v) // escapes <, > and & as \u003c, \u003e, \u0026
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":"internal server error"}`)
+	}
+	ctype := "application/json; charset=utf-8"
+	if a.style == StyleCompat && !acceptsJSON(a.r.Header.Values("Accept")) {
+		ctype = htmlContentType
+	}
+	a.write(status, ctype, append(b, '\n'))
+}
+
+func (a *answer) write(status int, ctype string, body []byte) {
+	h := a.w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	a.w.WriteHeader(status)
+	a.w.Write(body)
+}
+
+// acceptsJSON reports whether an Accept header names JSON: application/json,
+// text/json or a +json type, with a quality above zero. Wildcards do not
+// name JSON.
+func acceptsJSON(accept []string) bool {
+	for _, line := range accept {
+		for _, part := range strings.Split(line, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if mt != "application/json" && mt != "text/json" && !strings.HasSuffix(mt, "+json") {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err != nil || f <= 0 {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
 
 // resultKind says how a result is laid out.
 type resultKind int
@@ -144,6 +243,13 @@ func jsonBody(res *result, style string) any {
 		o = append(o, kv{"method", res.method})
 	}
 	for _, f := range res.fields {
+		if id, ok := f.Value.(writeID); ok {
+			if style == StyleSeed {
+				f.Value = strconv.FormatInt(int64(id), 10)
+			} else {
+				f.Value = int64(id)
+			}
+		}
 		if alias, ok := seedKeys[f.Key]; ok && seedIDKeyMethods[res.method] {
 			if style == StyleSeed {
 				o = append(o, kv{alias, f.Value})

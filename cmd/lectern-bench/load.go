@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+// scenario is one named request pattern. next returns the i-th request a
+// connection sends; baseline names the bare handler it is compared with.
+type scenario struct {
+	name     string
+	baseline string // "bare-get" or "bare-post"
+	next     func(c config, f fixture, conn, i int) request
+}
+
+// defaultScenarios is the order the scenarios run in each round.
+var defaultScenarios = []string{
+	"getuser", "courses/get", "courses/list", "users/list", "users/create",
+	"getclass", "getclasslaunch", "listclass-first", "listclass-last", "listclass-search", "schedule",
+}
+
+func scenarioByName(name string) (scenario, bool) {
+	for _, s := range scenarios {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return scenario{}, false
+}
+
+var scenarios = []scenario{
+	{"getuser", "bare-get", func(c config, f fixture, _, _ int) request {
+		return lmsReq(c, "GET", "/users/getuser?userId="+strconv.FormatInt(f.UserID, 10), nil)
+	}},
+	{"courses/get", "bare-get", func(c config, f fixture, _, _ int) request {
+		return lmsReq(c, "GET", "/courses/get/"+strconv.FormatInt(f.CourseID, 10), nil)
+	}},
+	{"courses/list", "bare-get", func(c config, f fixture, _, _ int) request {
+		return lmsReq(c, "POST", "/courses/list", map[string]int{"limit": 50})
+	}},
+	{"users/list", "bare-get", func(c config, f fixture, _, _ int) request {
+		return lmsReq(c, "POST", "/users/list", map[string]int{"limit": 50})
+	}},
+	{"users/create", "bare-post", func(c config, f fixture, conn, i int) request {
+		name := fmt.Sprintf("load%s_%d_%d", f.RunTag, conn, i)
+		return lmsReq(c, "POST", "/users/create", map[string]string{"username": name, "email": name + "@example.com"})
+	}},
+	{"getclass", "bare-get", func(c config, f fixture, _, _ int) request {
+		return vcReq(c, "getclass", url.Values{"class_id": {strconv.FormatInt(f.ClassID, 10)}})
+	}},
+	{"getclasslaunch", "bare-get", func(c config, f fixture, _, i int) request {
+		return vcReq(c, "getclasslaunch", url.Values{"class_id": {strconv.FormatInt(f.ClassID, 10)}, "userId": {strconv.Itoa(i%1000 + 1)},
+			"userName": {"Ann"}, "isTeacher": {"0"}, "lessonName": {"L"}, "courseName": {"C"}})
+	}},
+	{"listclass-first", "bare-get", func(c config, f fixture, _, _ int) request {
+		return vcReq(c, "listclass", url.Values{})
+	}},
+	{"listclass-last", "bare-get", func(c config, f fixture, _, _ int) request {
+		return vcReq(c, "listclass", url.Values{"limitstart": {strconv.FormatInt(max(f.Classes-10, 0), 10)}})
+	}},
+	{"listclass-search", "bare-get", func(c config, f fixture, _, i int) request {
+		// A word and a number prefix: matches about one title in 800.
+		return vcReq(c, "listclass", url.Values{"search": {fmt.Sprintf("%s %d", titleWords[i%len(titleWords)], 100+i%8)}})
+	}},
+	{"schedule", "bare-post", func(c config, f fixture, conn, i int) request {
+		return vcReq(c, "schedule", url.Values{"title": {fmt.Sprintf("Load %s %d %d", f.RunTag, conn, i)},
+			"timezone": {"28"}, "date": {"2031-03-10"}, "start_time": {"03:00 PM"}, "end_time": {"04:00 PM"}})
+	}},
+}
+
+// result is one scenario's measurement over all rounds.
+type result struct {
+	Scenario string    `json:"scenario"`
+	Baseline string    `json:"baseline,omitempty"`
+	Rates    []float64 `json:"rates"` // req/s of each round
+	Rate     float64   `json:"rate"`  // median of Rates
+	P50ms    float64   `json:"p50_ms"`
+	P99ms    float64   `json:"p99_ms"`
+	Requests int64     `json:"requests"`
+	Errors   int64     `json:"errors"`
+	Ratio    float64   `json:"ratio,omitempty"` // Rate / baseline's Rate
+}
+
+// report is the whole run.
+type report struct {
+	Addr        string    `json:"addr"`
+	Conns       int       `json:"conns"`
+	Duration    string    `json:"duration"`
+	Rounds      int       `json:"rounds"`
+	Users       int64     `json:"users"`
+	Courses     int64     `json:"courses"`
+	Classes     int64     `json:"classes"`
+	LoadAverage string    `json:"load_average,omitempty"`
+	Started     time.Time `json:"started"`
+	Results     []result  `json:"results"`
+}
+
+// bareServer is the in-process comparison: a plain net/http handler that
+// reads the request and writes a small JSON answer, on loopback.
+func bareServer() (*http.Server, string, error) {
+	var n atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /get", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"message": "User found", "data": []map[string]any{{"id": 1, "username": "ann", "email": "ann@example.com"}}})
+	})
+	mux.HandleFunc("POST /post", func(w http.ResponseWriter, r *http.Request) {
+		var in map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"message": "User created", "id": n.Add(1)})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return srv, "http://" + ln.Addr().String(), nil
+}
+
+var bareScenarios = []scenario{
+	{"bare-get", "", func(config, fixture, int, int) request { return request{method: "GET", path: "/get"} }},
+	{"bare-post", "", func(_ config, _ fixture, conn, i int) request {
+		return request{method: "POST", path: "/post", ctype: "application/json",
+			body: fmt.Appendf(nil, `{"username":"u%d_%d","email":"u%d_%d@example.com"}`, conn, i, conn, i)}
+	}},
+}
+
+// measure runs every round: the two bare handlers, then each scenario.
+func measure(ctx context.Context, cl *client, c config, f fixture, progress io.Writer) (report, error) {
+	srv, bareURL, err := bareServer()
+	if err != nil {
+		return report{}, err
+	}
+	defer srv.Close()
+	bare := newClient(bareURL, c.Conns)
+
+	rep := report{Addr: c.Addr, Conns: c.Conns, Duration: c.Duration.String(), Rounds: c.Rounds,
+		Users: f.Users, Courses: f.Courses, Classes: f.Classes, Started: time.Now().UTC(), LoadAverage: loadAverage()}
+	var list []scenario
+	list = append(list, bareScenarios...)
+	for _, name := range c.Scenarios {
+		s, _ := scenarioByName(name)
+		list = append(list, s)
+	}
+	type acc struct {
+		rates     []float64
+		lat       []time.Duration
+		req, errs int64
+	}
+	accs := make([]acc, len(list))
+	for round := 1; round <= c.Rounds; round++ {
+		for i, s := range list {
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			target := cl
+			if s.baseline == "" {
+				target = bare
+			}
+			fmt.Fprintf(progress, "round %d/%d: %-16s ", round, c.Rounds, s.name)
+			rate, lat, errs := load(ctx, target, c, f, s)
+			fmt.Fprintf(progress, "%8.0f req/s  %d errors\n", rate, errs)
+			accs[i].rates = append(accs[i].rates, rate)
+			accs[i].lat = append(accs[i].lat, lat...)
+			accs[i].req += int64(len(lat)) + errs
+			accs[i].errs += errs
+		}
+	}
+	rateOf := map[string]float64{}
+	for i, s := range list {
+		a := accs[i]
+		slices.Sort(a.lat)
+		r := result{Scenario: s.name, Baseline: s.baseline, Rates: a.rates, Rate: median(a.rates),
+			P50ms: ms(pct(a.lat, 0.50)), P99ms: ms(pct(a.lat, 0.99)), Requests: a.req, Errors: a.errs}
+		rateOf[s.name] = r.Rate
+		if s.baseline != "" && rateOf[s.baseline] > 0 {
+			r.Ratio = math.Round(r.Rate/rateOf[s.baseline]*1000) / 1000
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep, nil
+}
+
+// load runs one scenario closed-loop at c.Conns connections for
+// c.Duration and returns the rate of successful requests, their
+// latencies and the number of failures.
+func load(ctx context.Context, cl *client, c config, f fixture, s scenario) (float64, []time.Duration, int64) {
+	var mu sync.Mutex
+	var all []time.Duration
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(c.Duration)
+	for conn := range c.Conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			buf := make([]byte, 32<<10)
+			// Each connection starts requests until the window closes and
+			// waits for the last one (bounded by the client's timeout), so
+			// that slow requests are counted rather than cut off.
+			for i := 0; ctx.Err() == nil && time.Now().Before(deadline); i++ {
+				rq := s.next(c, f, conn, i)
+				t0 := time.Now()
+				if once(ctx, cl, rq, buf) {
+					lat = append(lat, time.Since(t0))
+				} else if ctx.Err() == nil {
+					errs.Add(1)
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	return float64(len(all)) / el.Seconds(), all, errs.Load()
+}
+
+// once sends one request and reports whether it succeeded: status 200 and,
+// for the classroom API (which answers errors with status 200), no error
+// status in the body.
+func once(ctx context.Context, cl *client, rq request, buf []byte) bool {
+	req, err := http.NewRequestWithContext(ctx, rq.method, cl.base+rq.path, bytes.NewReader(rq.body))
+	if err != nil {
+		return false
+	}
+	for k, v := range rq.header {
+		req.Header[k] = v
+	}
+	if rq.ctype != "" {
+		req.Header.Set("Content-Type", rq.ctype)
+	}
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	n, _ := io.ReadFull(resp.Body, buf)
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	head := buf[:n]
+	return !bytes.Contains(head, []byte(`"status":"error"`)) && !bytes.Contains(head, []byte(`"Status":"error"`))
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// pct returns the q-quantile of sorted latencies.
+func pct(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+
+func printTable(w io.Writer, rep report) {
+	fmt.Fprintf(w, "%s, %d connections, %s x %d rounds; domain: %d users, %d courses, %d classes; load average %s\n",
+		rep.Addr, rep.Conns, rep.Duration, rep.Rounds, rep.Users, rep.Courses, rep.Classes, rep.LoadAverage)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\t")
+	for _, r := range rep.Results {
+		ratio := ""
+		if r.Baseline != "" {
+			ratio = fmt.Sprintf("%.3f (%s)", r.Ratio, r.Baseline)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t\n", r.Scenario, r.Rate, r.P50ms, r.P99ms, r.Errors, ratio)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+)
+
+// TestRunAllScenarios seeds a small domain through the API of a real server
+// and runs every scenario briefly: each must send requests and get no
+// errors, and the JSON must carry every row with its ratio to a bare handler.
+func TestRunAllScenarios(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		out := filepath.Join(t.TempDir(), "bench.json")
+		var stdout, stderr bytes.Buffer
+		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
+			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
+			"-c", "2", "-d", "50ms", "-rounds", "1", "-scenarios", "all", "-json", out}
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "seeding classes") {
+			t.Errorf("no progress bar while seeding classes:\n%s", stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		// The counts are read after seeding, before the live class is added.
+		if rep.Users != 3 || rep.Courses != 2 || rep.Classes != 20 {
+			t.Errorf("seeded %d users, %d courses, %d classes; want 3, 2, 20", rep.Users, rep.Courses, rep.Classes)
+		}
+		seen := map[string]bool{}
+		for _, r := range rep.Results {
+			seen[r.Scenario] = true
+			if r.Errors != 0 {
+				t.Errorf("%s: %d errors", r.Scenario, r.Errors)
+			}
+			if r.Requests == 0 {
+				t.Errorf("%s: no requests sent", r.Scenario)
+			}
+			if r.Baseline != "" && r.Ratio <= 0 {
+				t.Errorf("%s: no ratio to %s", r.Scenario, r.Baseline)
+			}
+		}
+		for _, s := range append([]string{"bare-get", "bare-post"}, defaultScenarios...) {
+			if !seen[s] {
+				t.Errorf("scenario %s missing from the JSON", s)
+			}
+			if !strings.Contains(stdout.String(), s) {
+				t.Errorf("scenario %s missing from the table", s)
+			}
+		}
+	})
+}
+
+func TestFlagErrors(t *testing.T) {
+	t.Setenv("LECTERN_BENCH_LMS_KEY", "")
+	t.Setenv("LECTERN_BENCH_CLASSROOM_KEY", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-addr", "127.0.0.1:8080", "-domain", "1"}, "-addr"},
+		{[]string{"-lms-key", "k", "-classroom-key", "k"}, "-domain"},
+		{[]string{"-domain", "1", "-classroom-key", "k"}, "-lms-key"},
+		{[]string{"-domain", "1", "-lms-key", "k"}, "-classroom-key"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-scenarios", "nope"}, `unknown scenario "nope"`},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-rounds", "0"}, "-rounds"},
+	} {
+		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error naming %s", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// ErrNotPostgres is returned by the cluster methods on SQLite: several
+// nodes need PostgreSQL.
+var ErrNotPostgres = errors.New("several nodes need PostgreSQL")
+
+// Node is a running Lectern process of a cluster, as registered.
+type Node struct {
+	ID          string
+	PublicURL   string
+	InternalURL string
+	UDPAddr     string
+	Load        int
+	Heartbeat   time.Time
+}
+
+// RoomKey names a live room: one sitting of one class of one domain.
+type RoomKey struct {
+	Domain, Class int64
+	Sitting       int
+}
+
+// Lease is the ownership of a live room by a node. Epoch grows by one at
+// each change of owner.
+type Lease struct {
+	Key   RoomKey
+	Node  string
+	Epoch int64
+	// Previous is the node that held the lease before a takeover, and
+	// PreviousHeartbeat its last heartbeat (when it stopped renewing); both
+	// zero unless this claim took the lease over.
+	Previous          string
+	PreviousHeartbeat time.Time
+}
+
+func (s *Store) cluster() (db, error) {
+	if !s.pg {
+		return db{}, ErrNotPostgres
+	}
+	return db{r: s.wdb, pg: true, obs: s.observe}, nil
+}
+
+func millis(d time.Duration) int64 { return d.Milliseconds() }
+
+// RegisterNode adds or refreshes node n, heartbeat now.
+func (s *Store) RegisterNode(ctx context.Context, n Node) error {
+	d, err := s.cluster()
+	if err != nil {
+		return err
+	}
+	_, err = d.exec(ctx, `INSERT INTO cluster_nodes (id, public_url, internal_url, udp_addr, load, started, heartbeat)
+		VALUES (?, ?, ?, ?, 0, now(), now())
+		ON CONFLICT (id) DO UPDATE SET public_url = excluded.public_url, internal_url = excluded.internal_url,
+		udp_addr = excluded.udp_addr, started = now(), heartbeat = now()`, n.ID, n.PublicURL, n.InternalURL, n.UDPAddr)
+	return err
+}
+
+// Heartbeat records that node id is alive with load, and renews every
+// lease it holds that has not expired, in one statement. It returns the
+// leases it still holds; a room of the node missing from the
+// list has been lost (the node stalled past the lease time) and must
+// close.
+func (s *Store) Heartbeat(ctx context.Context, id string, load int, ttl time.Duration) ([]Lease, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.query(ctx, `WITH n AS (UPDATE cluster_nodes SET heartbeat = now(), load = ? WHERE id = ? RETURNING id)
+		UPDATE room_leases SET expires = now() + ? * interval '1 millisecond'
+		WHERE node = (SELECT id FROM n) AND expires > now()
+		RETURNING domain_id, class_id, sitting, epoch`, load, id, millis(ttl))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Lease
+	for rows.Next() {
+		l := Lease{Node: id}
+		if err := rows.Scan(&l.Key.Domain, &l.Key.Class, &l.Key.Sitting, &l.Epoch); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// LeaveCluster removes node id and its leases (a clean shutdown, after its
+// rooms closed).
+func (s *Store) LeaveCluster(ctx context.Context, id string) error {
+	d, err := s.cluster()
+	if err != nil {
+		return err
+	}
+	if _, err := d.exec(ctx, `DELETE FROM room_leases WHERE node = ?`, id); err != nil {
+		return err
+	}
+	_, err = d.exec(ctx, `DELETE FROM cluster_nodes WHERE id = ?`, id)
+	return err
+}
+
+// Nodes lists the nodes whose heartbeat is younger than ttl, least loaded
+// first.
+func (s *Store) Nodes(ctx context.Context, ttl time.Duration) ([]Node, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.query(ctx, `SELECT id, public_url, internal_url, udp_addr, load, heartbeat FROM cluster_nodes
+		WHERE heartbeat > now() - ? * interval '1 millisecond' ORDER BY load, id`, millis(ttl))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Node
+	for rows.Next() {
+		var n Node
+		if err := rows.Scan(&n.ID, &n.PublicURL, &n.InternalURL, &n.UDPAddr, &n.Load, &n.Heartbeat); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// Node returns a registered node, live or not.
+func (s *Store) Node(ctx context.Context, id string) (Node, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return Node{}, err
+	}
+	var n Node
+	err = d.queryRow(ctx, `SELECT id, public_url, internal_url, udp_addr, load, heartbeat FROM cluster_nodes WHERE id = ?`, id).
+		Scan(&n.ID, &n.PublicURL, &n.InternalURL, &n.UDPAddr, &n.Load, &n.Heartbeat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Node{}, lms.NotFoundf("node %s not found", id)
+	}
+	return n, err
+}
+
+// ClaimRoom takes or renews the lease of room k for node, in one
+// statement: it succeeds when the room has no lease, when node already
+// holds it (the epoch stays), or when the holder's lease has expired (the
+// epoch grows by one: a takeover). Otherwise it returns the live holder's
+// lease. The database's clock decides expiry.
+func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.Duration) (Lease, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return Lease{}, err
+	}
+	l := Lease{Key: k}
+	var prev sql.NullString
+	var prevBeat sql.NullTime
+	err = d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
+			WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
+		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires)
+		VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond')
+		ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
+			epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
+			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
+			expires = excluded.expires
+		WHERE l.node = excluded.node OR l.expires < now()
+		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old)`,
+		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Held by another live node.
+		err = d.queryRow(ctx, `SELECT node, epoch FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
+			k.Domain, k.Class, k.Sitting).Scan(&l.Node, &l.Epoch)
+		return l, err
+	}
+	if err != nil {
+		return Lease{}, err
+	}
+	if prev.Valid && prev.String != l.Node {
+		l.Previous = prev.String
+		if prevBeat.Valid {
+			l.PreviousHeartbeat = prevBeat.Time
+		}
+	}
+	return l, nil
+}
+
+// RoomLease returns the lease of room k, live or expired.
+func (s *Store) RoomLease(ctx context.Context, k RoomKey) (Lease, time.Time, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return Lease{}, time.Time{}, err
+	}
+	l := Lease{Key: k}
+	var expires time.Time
+	err = d.queryRow(ctx, `SELECT node, epoch, expires FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
+		k.Domain, k.Class, k.Sitting).Scan(&l.Node, &l.Epoch, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Lease{}, time.Time{}, lms.NotFoundf("room has no lease")
+	}
+	return l, expires, err
+}
+
+// ReleaseRoom drops node's lease of room k if it still holds it at epoch
+// (the room closed).
+func (s *Store) ReleaseRoom(ctx context.Context, k RoomKey, node string, epoch int64) error {
+	d, err := s.cluster()
+	if err != nil {
+		return err
+	}
+	_, err = d.exec(ctx, `DELETE FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ? AND node = ? AND epoch = ?`,
+		k.Domain, k.Class, k.Sitting, node, epoch)
+	return err
+}
+
+// OrphanedLeases deletes the leases that expired more than grace ago (their
+// node died and nobody joined since) and returns them, each with its
+// node's last heartbeat as PreviousHeartbeat.
+func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Lease, error) {
+	d, err := s.cluster()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.query(ctx, `WITH gone AS (DELETE FROM room_leases WHERE expires < now() - ? * interval '1 millisecond'
+			RETURNING domain_id, class_id, sitting, node, epoch)
+		SELECT g.domain_id, g.class_id, g.sitting, g.node, g.epoch, n.heartbeat FROM gone g LEFT JOIN cluster_nodes n ON n.id = g.node`,
+		millis(grace))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Lease
+	for rows.Next() {
+		var l Lease
+		var beat sql.NullTime
+		if err := rows.Scan(&l.Key.Domain, &l.Key.Class, &l.Key.Sitting, &l.Node, &l.Epoch, &beat); err != nil {
+			return nil, err
+		}
+		l.Previous = l.Node
+		if beat.Valid {
+			l.PreviousHeartbeat = beat.Time
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// CloseSittingAttendance writes a leave event at instant at for every join
+// of one sitting that has none (its node died), and returns how many.
+func (s *Store) CloseSittingAttendance(ctx context.Context, k RoomKey, at time.Time) (int, error) {
+	closed := 0
+	err := s.tx(ctx, func(tx db) error {
+		rows, err := tx.query(ctx, `SELECT user_ref, MAX(user_name), MAX(is_teacher), SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
+			FROM attendance_events WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?
+			GROUP BY user_ref HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, k.Domain, k.Class, k.Sitting)
+		if err != nil {
+			return err
+		}
+		type open struct {
+			ref, name  string
+			teacher, n int
+		}
+		var opens []open
+		for rows.Next() {
+			var o open
+			if err := rows.Scan(&o.ref, &o.name, &o.teacher, &o.n); err != nil {
+				rows.Close()
+				return err
+			}
+			opens = append(opens, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, o := range opens {
+			for range o.n {
+				if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
+					user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+					k.Domain, k.Class, k.Sitting, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
+					return err
+				}
+				closed++
+			}
+		}
+		return nil
+	})
+	return closed, err
+}
