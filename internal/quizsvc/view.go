@@ -46,17 +46,17 @@ type AttemptView struct {
 	ServerNow time.Time  `json:"server_now"`
 	// ServerNowMS is the server's clock in milliseconds, for the page's
 	// countdown (server_now is whole seconds).
-	ServerNowMS int64         `json:"server_now_ms"`
-	Navigation  string        `json:"navigation"`
-	PerPage     int           `json:"per_page"`
+	ServerNowMS int64  `json:"server_now_ms"`
+	Navigation  string `json:"navigation"`
+	PerPage     int    `json:"per_page"`
 	// Page and Pages: with sequential navigation, an attempt in progress
 	// shows only the questions of the page the learner is on (Page,
 	// 0-based, of Pages).
-	Page  int `json:"page"`
-	Pages int `json:"pages"`
-	Questions   []quiz.View   `json:"questions"`
-	Answers     []SavedAnswer `json:"saved"`
-	Review      *Review       `json:"review,omitempty"`
+	Page      int           `json:"page"`
+	Pages     int           `json:"pages"`
+	Questions []quiz.View   `json:"questions"`
+	Answers   []SavedAnswer `json:"saved"`
+	Review    *Review       `json:"review,omitempty"`
 }
 
 // Review is the closed attempt's review.
