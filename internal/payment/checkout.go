@@ -53,11 +53,6 @@ func (s *Service) Checkout(ctx context.Context, domainID int64, c Cart, k Idem) 
 	return s.outcome(ctx, domainID, id, replayed, err)
 }
 
-// QuoteCart prices a cart without storing anything.
-func (s *Service) QuoteCart(ctx context.Context, domainID int64, c Cart) (store.Order, error) {
-	return s.priceCart(ctx, domainID, c)
-}
-
 // priceCart prices each line with the pricing rules. A bundle's base price
 // is the sum of the first (lowest id) pricing scheme of each course, test
 // and class in it (an item without a scheme adds nothing); a product's is
