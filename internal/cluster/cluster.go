@@ -122,7 +122,9 @@ func (c *Cluster) Route(ctx context.Context, k room.Key, r *http.Request) (strin
 	relayed := r != nil && c.verifyRelay(r.Header.Get(relayHeader))
 	candidate := c.Self.ID
 	if !relayed {
-		nodes, err := c.Store.Nodes(ctx, c.ttl())
+		// Candidates have renewed within two rounds: a node that missed
+		// them is likely dead and gets no new rooms.
+		nodes, err := c.Store.Nodes(ctx, c.ttl()*2/3)
 		if err != nil {
 			return "", err
 		}

@@ -146,11 +146,13 @@ func (s *Store) Node(ctx context.Context, id string) (Node, error) {
 	return n, err
 }
 
-// ClaimRoom takes or renews the lease of room k for node, in one
-// statement: it succeeds when the room has no lease, when node already
-// holds it (the epoch stays), or when the holder's lease has expired (the
-// epoch grows by one: a takeover). Otherwise it returns the live holder's
-// lease. The database's clock decides expiry.
+// ClaimRoom takes the lease of room k for node, in one statement: it
+// succeeds when the room has no lease, when node already holds it (the
+// epoch and the expiry stay: only the holder's heartbeats extend a live
+// lease, so claims made for a node that just died do not keep its rooms),
+// or when the holder's lease has expired (the epoch grows by one: a
+// takeover). Otherwise it returns the live holder's lease. The database's
+// clock decides expiry.
 func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.Duration) (Lease, error) {
 	d, err := s.cluster()
 	if err != nil {
@@ -166,7 +168,7 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 		ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
 			epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
 			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
-			expires = excluded.expires
+			expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END
 		WHERE l.node = excluded.node OR l.expires < now()
 		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old)`,
 		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat)

@@ -54,8 +54,13 @@ func TestRoomLeases(t *testing.T) {
 		t.Fatalf("claim of a live lease by another node must return the holder: %+v %v", l, err)
 	}
 	if l, err = st.ClaimRoom(ctx, k, "a", expired); err != nil || l.Node != "a" || l.Epoch != 1 {
-		t.Fatalf("renewal keeps the epoch: %+v %v", l, err)
+		t.Fatalf("a claim by the holder keeps the epoch: %+v %v", l, err)
 	}
+	if _, exp, _ := st.RoomLease(ctx, k); time.Until(exp) < 50*time.Second {
+		t.Fatalf("a claim must not change a live lease's expiry (only heartbeats extend it): %v", exp)
+	}
+	// Expire it: a heartbeat with a negative time.
+	st.Heartbeat(ctx, "a", 0, expired)
 	l, err = st.ClaimRoom(ctx, k, "b", ttl)
 	if err != nil || l.Node != "b" || l.Epoch != 2 || l.Previous != "a" || l.PreviousHeartbeat.IsZero() {
 		t.Fatalf("takeover of an expired lease: %+v %v", l, err)

@@ -1,0 +1,539 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/blob/blobtest"
+	"github.com/lectern-lms/lectern/internal/schedule"
+)
+
+// The multi-node harness: three real `lectern serve` processes on
+// loopback, one PostgreSQL database, one S3 server (versitygw). It runs
+// the classroom API round-robin through the nodes, a class joined by a
+// teacher and two students through different nodes, kill -9 of the room's
+// owner mid-class, and checks that the clients reconnect and find the
+// room as it was, that no acknowledged chat message is lost, that
+// attendance closes the dead node's sessions and opens new ones, and that
+// a file shared before the kill downloads from another node.
+
+const leaseTTL = 3 * time.Second
+
+type node struct {
+	id   string
+	url  string
+	cmd  *exec.Cmd
+	logs *bytes.Buffer
+	dead bool
+}
+
+type harness struct {
+	t      *testing.T
+	bin    string
+	db     string
+	nodes  []*node
+	ckey   string
+	client *http.Client
+}
+
+func buildLectern(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "lectern")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/lectern-lms/lectern/cmd/lectern")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build lectern: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func startHarness(t *testing.T, n int) *harness {
+	base := os.Getenv(apitest.EnvDatabaseURL)
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set; CI must run the cluster harness", apitest.EnvDatabaseURL)
+		}
+		t.Skipf("%s not set: the cluster harness needs PostgreSQL", apitest.EnvDatabaseURL)
+	}
+	s3 := blobtest.Start(t)
+	s3cfg := s3.Config(t, "cluster")
+	h := &harness{t: t, bin: buildLectern(t), db: apitest.IsolatedURL(t, base), client: &http.Client{Timeout: 20 * time.Second}}
+	out, err := exec.Command(h.bin, "domain", "create", "--name", "Harness", "--json", "--database-url", h.db, "--data-dir", t.TempDir()).CombinedOutput()
+	if err != nil {
+		t.Fatalf("domain create: %v %s", err, out)
+	}
+	var keys struct {
+		ClassroomKey string `json:"classroom_api_key"`
+	}
+	if err := json.Unmarshal(out, &keys); err != nil || keys.ClassroomKey == "" {
+		t.Fatalf("domain create: %s", out)
+	}
+	h.ckey = keys.ClassroomKey
+	for i := range n {
+		port := freePort(t)
+		nd := &node{id: fmt.Sprintf("node%d", i+1), url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &bytes.Buffer{}}
+		nd.cmd = exec.Command(h.bin, "serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--internal-url", nd.url,
+			"--node-id", nd.id, "--lease-ttl", leaseTTL.String(), "--database-url", h.db, "--data-dir", t.TempDir(),
+			"--rtc-udp-port", "0", "--turn-port", "0", "--rate-limit", "0",
+			"--blob-url", s3cfg.URL, "--blob-endpoint", s3cfg.Endpoint, "--blob-region", "us-east-1", "--blob-path-style")
+		nd.cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+s3cfg.AccessKey, "AWS_SECRET_ACCESS_KEY="+s3cfg.SecretKey)
+		nd.cmd.Stdout, nd.cmd.Stderr = nd.logs, nd.logs
+		if err := nd.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		h.nodes = append(h.nodes, nd)
+		t.Cleanup(func() {
+			if !nd.dead {
+				nd.cmd.Process.Kill()
+			}
+			nd.cmd.Wait()
+			if t.Failed() {
+				t.Logf("%s logs:\n%s", nd.id, nd.logs)
+			}
+		})
+	}
+	for _, nd := range h.nodes {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			resp, err := h.client.Get(nd.url + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not get ready:\n%s", nd.id, nd.logs)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return h
+}
+
+func (h *harness) node(id string) *node {
+	for _, n := range h.nodes {
+		if n.id == id {
+			return n
+		}
+	}
+	h.t.Fatalf("no node %s", id)
+	return nil
+}
+
+// call posts a classroom API operation to node nd and returns the first
+// object of the answer.
+func (h *harness) call(nd *node, op string, params url.Values) map[string]any {
+	h.t.Helper()
+	params.Set("apikey", h.ckey)
+	resp, err := h.client.PostForm(nd.url+"/v2/"+op, params)
+	if err != nil {
+		h.t.Fatalf("%s on %s: %v", op, nd.id, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var list []map[string]any
+	if json.Unmarshal(body, &list) != nil {
+		var m map[string]any
+		json.Unmarshal(body, &m)
+		list = append(list, m)
+	}
+	if len(list) == 0 || list[0] == nil || list[0]["status"] == "error" || resp.StatusCode != 200 {
+		h.t.Fatalf("%s on %s: %d %s", op, nd.id, resp.StatusCode, body)
+	}
+	return list[0]
+}
+
+// session opens a launch URL and returns the page's session token.
+func (h *harness) session(launch string) string {
+	h.t.Helper()
+	resp, err := h.client.Get(launch)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, after, _ := strings.Cut(string(page), `<script id="lectern-boot" type="application/json">`)
+	raw, _, _ := strings.Cut(after, "</script>")
+	var boot struct{ Session string }
+	if err := json.Unmarshal([]byte(raw), &boot); err != nil || boot.Session == "" {
+		h.t.Fatalf("launch page %d: %.300s", resp.StatusCode, page)
+	}
+	return boot.Session
+}
+
+// client is a synthetic classroom participant (the WebSocket side).
+type client struct {
+	name    string
+	session string
+	ws      *websocket.Conn
+	via     *node
+	conn    string
+	seq     float64
+
+	mu     sync.Mutex
+	events []map[string]any
+	closed chan struct{}
+}
+
+func (h *harness) connect(c *client, nd *node) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(nd.url, "http")+"/classroom/ws", nil)
+	if err != nil {
+		return nil, err
+	}
+	hello := map[string]any{"type": "hello", "protocol": 1, "session": c.session}
+	if c.conn != "" {
+		hello["resume"] = map[string]any{"conn": c.conn, "seq": c.seq}
+	}
+	b, _ := json.Marshal(hello)
+	if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
+		ws.CloseNow()
+		return nil, err
+	}
+	_, data, err := ws.Read(ctx)
+	if err != nil {
+		ws.CloseNow()
+		return nil, err
+	}
+	var w map[string]any
+	json.Unmarshal(data, &w)
+	if w["type"] != "welcome" {
+		ws.CloseNow()
+		return nil, fmt.Errorf("%s via %s: %s", c.name, nd.id, data)
+	}
+	c.ws, c.via, c.conn = ws, nd, w["conn"].(string)
+	c.seq, _ = w["seq"].(float64)
+	c.closed = make(chan struct{})
+	go func() {
+		defer close(c.closed)
+		for {
+			_, data, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			json.Unmarshal(data, &m)
+			c.mu.Lock()
+			c.events = append(c.events, m)
+			if s, ok := m["seq"].(float64); ok {
+				c.seq = s
+			}
+			c.mu.Unlock()
+		}
+	}()
+	return w, nil
+}
+
+func (c *client) send(t *testing.T, m map[string]any) {
+	b, _ := json.Marshal(m)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		t.Fatalf("%s: send: %v", c.name, err)
+	}
+}
+
+// wait waits for an event matching ok.
+func (c *client) wait(t *testing.T, what string, ok func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		for _, e := range c.events {
+			if ok(e) {
+				c.mu.Unlock()
+				return e
+			}
+		}
+		c.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never got %s", c.name, what)
+	return nil
+}
+
+func chatEvent(text string) func(map[string]any) bool {
+	return func(m map[string]any) bool {
+		msg, _ := m["message"].(map[string]any)
+		return m["kind"] == "chat" && msg != nil && msg["text"] == text
+	}
+}
+
+func (h *harness) upload(nd *node, session, name string, content []byte) map[string]any {
+	h.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("file", name)
+	fw.Write(content)
+	mw.Close()
+	req, _ := http.NewRequest("POST", nd.url+"/classroom/files", &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-Lectern-Session", session)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	if resp.StatusCode != 201 {
+		h.t.Fatalf("upload via %s: %d %v", nd.id, resp.StatusCode, m)
+	}
+	return m
+}
+
+func TestClusterHarness(t *testing.T) {
+	h := startHarness(t, 3)
+	db, err := sql.Open("pgx", h.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	// The classroom API, round-robin through the nodes.
+	london, _ := schedule.ZoneByID(28)
+	start := time.Now().In(london.Loc).Truncate(time.Minute).Add(-5 * time.Minute)
+	end := start.Add(40 * time.Minute)
+	class := h.call(h.nodes[0], "schedule", url.Values{"title": {"Cluster"}, "timezone": {"28"},
+		"date": {start.Format(time.DateOnly)}, "start_time": {start.Format("15:04")}, "end_time": {end.Format("15:04")}})
+	id, _ := class["class_id"].(string)
+	if id == "" {
+		t.Fatalf("schedule: %v", class)
+	}
+	for i, op := range []string{"getclass", "listclass", "getclassrecording", "getclassreport"} {
+		h.call(h.nodes[(i+1)%len(h.nodes)], op, url.Values{"class_id": {id}})
+	}
+	launch := func(nd *node, user string, teacher bool) string {
+		role := "0"
+		if teacher {
+			role = "1"
+		}
+		m := h.call(nd, "getclasslaunch", url.Values{"class_id": {id}, "userId": {user}, "userName": {user},
+			"isTeacher": {role}, "lessonName": {"L"}, "courseName": {"C"}})
+		return h.session(m["encryptedlaunchurl"].(string))
+	}
+	teacher := &client{name: "teacher", session: launch(h.nodes[0], "t1", true)}
+	ann := &client{name: "ann", session: launch(h.nodes[1], "s1", false)}
+	bob := &client{name: "bob", session: launch(h.nodes[2], "s2", false)}
+
+	// The class, joined through three different nodes.
+	for i, c := range []*client{teacher, ann, bob} {
+		if _, err := h.connect(c, h.nodes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ownerID string
+	var epoch int64
+	if err := db.QueryRow(`SELECT node, epoch FROM room_leases`).Scan(&ownerID, &epoch); err != nil {
+		t.Fatal(err)
+	}
+	owner := h.node(ownerID)
+	t.Logf("room owned by %s (epoch %d)", ownerID, epoch)
+
+	// Chat through every node; each message is acknowledged (echoed back
+	// to its sender) before the kill.
+	for i, c := range []*client{teacher, ann, bob} {
+		text := fmt.Sprintf("before %d", i)
+		c.send(t, map[string]any{"type": "chat", "text": text})
+		c.wait(t, "its own chat message", chatEvent(text))
+		for _, o := range []*client{teacher, ann, bob} {
+			o.wait(t, "chat "+text, chatEvent(text))
+		}
+	}
+	// The cost of the relay: ping round trips of a client on the owner and
+	// of one relayed by another node (reported, not asserted).
+	for _, c := range []*client{teacher, ann, bob} {
+		var rtts []time.Duration
+		for range 50 {
+			c.mu.Lock()
+			seen := len(c.events)
+			c.mu.Unlock()
+			t0 := time.Now()
+			c.send(t, map[string]any{"type": "ping"})
+			for got := false; !got; time.Sleep(50 * time.Microsecond) {
+				c.mu.Lock()
+				for _, e := range c.events[seen:] {
+					got = got || e["type"] == "pong"
+				}
+				c.mu.Unlock()
+				if !got && time.Since(t0) > 5*time.Second {
+					t.Fatalf("%s: no pong", c.name)
+				}
+			}
+			rtts = append(rtts, time.Since(t0))
+		}
+		slices.Sort(rtts)
+		how := "relayed"
+		if c.via == owner {
+			how = "direct"
+		}
+		t.Logf("ping round trip of %s (%s via %s): p50 %v, p90 %v", c.name, how, c.via.id, rtts[len(rtts)/2], rtts[len(rtts)*9/10])
+	}
+	// A file shared through a node that is not the owner reaches the room.
+	var other *node
+	for _, nd := range h.nodes {
+		if nd != owner {
+			other = nd
+			break
+		}
+	}
+	content := bytes.Repeat([]byte("shared before the kill\n"), 5000)
+	h.upload(other, teacher.session, "notes.txt", content)
+	fileEv := ann.wait(t, "the shared file", func(m map[string]any) bool { return m["kind"] == "file" })
+	fileURL := fileEv["file"].(map[string]any)["url"].(string)
+
+	// kill -9 of the owner mid-class.
+	killed := time.Now()
+	owner.cmd.Process.Kill()
+	owner.dead = true
+	owner.cmd.Wait()
+
+	if os.Getenv("LECTERN_HARNESS_DEBUG") != "" {
+		go func() {
+			for range 30 {
+				var exp, now time.Time
+				var node string
+				db.QueryRow(`SELECT node, expires, now() FROM room_leases`).Scan(&node, &exp, &now)
+				t.Logf("lease at +%v: %s expires in %v", time.Since(killed), node, exp.Sub(now))
+				time.Sleep(200 * time.Millisecond)
+			}
+		}()
+	}
+	// Every client reconnects (as the browser client does: again and
+	// again, through the surviving nodes) with its launch session.
+	var live []*node
+	for _, nd := range h.nodes {
+		if !nd.dead {
+			live = append(live, nd)
+		}
+	}
+	reconnected := map[string]time.Duration{}
+	welcomes := map[string]map[string]any{}
+	for i, c := range []*client{teacher, ann, bob} {
+		if c.via != owner {
+			<-c.closed // a relayed connection closes when the owner dies
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for attempt := 0; ; attempt++ {
+			ta := time.Now()
+			w, err := h.connect(c, live[(i+attempt)%len(live)])
+			if os.Getenv("LECTERN_HARNESS_DEBUG") != "" {
+				t.Logf("%s attempt %d at +%v took %v: %v", c.name, attempt, ta.Sub(killed), time.Since(ta), err)
+			}
+			if err == nil {
+				reconnected[c.name] = time.Since(killed)
+				welcomes[c.name] = w
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not reconnect: %v", c.name, err)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	var slowest time.Duration
+	for name, d := range reconnected {
+		t.Logf("%s reconnected %v after the kill", name, d.Round(10*time.Millisecond))
+		slowest = max(slowest, d)
+	}
+	if slowest > 15*time.Second {
+		t.Errorf("reconnect took %v; the bound is 15 s", slowest)
+	}
+	var newOwner string
+	var newEpoch int64
+	if err := db.QueryRow(`SELECT node, epoch FROM room_leases`).Scan(&newOwner, &newEpoch); err != nil {
+		t.Fatal(err)
+	}
+	var taken time.Time
+	db.QueryRow(`SELECT taken FROM room_leases`).Scan(&taken)
+	t.Logf("lease taken over by %s %v after the kill", newOwner, taken.Sub(killed).Round(10*time.Millisecond))
+	if newOwner == ownerID || newEpoch != epoch+1 {
+		t.Fatalf("after the kill the room is on %s at epoch %d (was %s at %d)", newOwner, newEpoch, ownerID, epoch)
+	}
+
+	// The room as it was: chat and files (from the snapshot).
+	for name, w := range welcomes {
+		snap, _ := w["snapshot"].(map[string]any)
+		b, _ := json.Marshal(snap)
+		for i := range 3 {
+			if !strings.Contains(string(b), fmt.Sprintf(`"before %d"`, i)) {
+				t.Errorf("%s: chat message %d lost after the takeover", name, i)
+			}
+		}
+		if !strings.Contains(string(b), "notes.txt") {
+			t.Errorf("%s: the shared file is missing after the takeover", name)
+		}
+	}
+	// Chat goes on.
+	teacher.send(t, map[string]any{"type": "chat", "text": "after"})
+	for _, c := range []*client{teacher, ann, bob} {
+		c.wait(t, "chat after the takeover", chatEvent("after"))
+	}
+
+	// The file shared before the kill downloads from every live node.
+	for _, nd := range live {
+		resp, err := h.client.Get(nd.url + fileURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Equal(got, content) {
+			t.Errorf("shared file via %s: %d, %d bytes", nd.id, resp.StatusCode, len(got))
+		}
+	}
+
+	// Attendance: the sessions on the dead node closed at its last
+	// heartbeat (before the kill), new ones opened after.
+	rows, err := db.Query(`SELECT user_ref, kind, at FROM attendance_events ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ev struct{ kind, at string }
+	byUser := map[string][]ev{}
+	for rows.Next() {
+		var u, k, at string
+		rows.Scan(&u, &k, &at)
+		byUser[u] = append(byUser[u], ev{k, at})
+	}
+	rows.Close()
+	for _, u := range []string{"t1", "s1", "s2"} {
+		evs := byUser[u]
+		if len(evs) != 3 || evs[0].kind != "join" || evs[1].kind != "leave" || evs[2].kind != "join" {
+			t.Errorf("attendance of %s: %v; want join, leave (at the death), join", u, evs)
+			continue
+		}
+		left, err := time.Parse(time.RFC3339, evs[1].at)
+		if err == nil && (left.After(killed.Add(time.Second)) || left.Before(killed.Add(-leaseTTL))) {
+			t.Errorf("attendance of %s: left at %v; the owner was killed at %v", u, left, killed)
+		}
+	}
+}
