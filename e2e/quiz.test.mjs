@@ -285,16 +285,31 @@ describe('test engine', () => {
     const email = await learner(testId);
     const { ctx, page } = await open(email, `/tests/${testId}`);
     await startTest(page);
-    assert.deepEqual(await page.locator('section.q').evaluateAll((s) => s.map((x) => !x.hidden)), [true, false, false]);
+    // The server sends the learner's page only; Next moves the attempt on
+    // on the server and loads the next page.
+    const shown = () => page.locator('section.q').evaluateAll((s) => s.filter((x) => !x.hidden).map((x) => x.id));
+    assert.deepEqual(await shown(), ['q1']);
     assert.ok(await page.locator('#prev').isHidden(), 'no way back in sequential navigation');
     assert.ok(await page.locator('#submit-button').isHidden(), 'submit only on the last page');
+    await page.locator('#q1 input').first().focus();
+    await page.keyboard.press('Space');
     await page.locator('#next').focus();
-    await page.keyboard.press('Enter');
-    assert.deepEqual(await page.locator('section.q').evaluateAll((s) => s.map((x) => !x.hidden)), [false, true, false]);
+    await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
+    await page.waitForSelector('#q2');
+    assert.deepEqual(await shown(), ['q2']);
     assert.match(await page.locator('#page-no').textContent(), /Page 2 of 3/);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'q2-t', 'focus moves to the new page\'s question');
+    // The page left is closed on the server too.
+    const left = await page.evaluate(async () => {
+      const d = document.getElementById('attempt').dataset;
+      const r = await fetch(`${d.base}/attempts/${d.id}/answers`, { method: 'PUT', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-CSRF-Token': d.csrf }, body: JSON.stringify({ slot: 1, response: {}, seq: 99 }) });
+      return r.status;
+    });
+    assert.equal(left, 409, 'a save to the page left is refused');
     await page.locator('#next').focus();
-    await page.keyboard.press('Enter');
+    await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
+    await page.waitForSelector('#q3');
+    assert.deepEqual(await shown(), ['q3']);
     assert.ok(await page.locator('#next').isHidden());
     assert.ok(await page.locator('#submit-button').isVisible());
     await shot(page, 'quiz-paged.png');
@@ -309,7 +324,7 @@ describe('test engine', () => {
     { close_at: close });
     const email = await learner(testId);
     const { ctx, page } = await open(email, `/tests/${testId}`, { viewport: { width: 375, height: 812 }, locale: 'ar', extraHTTPHeaders: { 'Accept-Language': 'ar' } });
-    assert.match(await page.locator('[data-ends]').textContent(), /because the test closes/);
+    assert.match(await page.locator('[data-ends]').textContent(), /لأن الاختبار يُغلق/);
     await shot(page, 'quiz-start-375-rtl.png');
     await startTest(page);
     assert.equal(await page.getAttribute('html', 'dir'), 'rtl');

@@ -21,6 +21,7 @@ import (
 //	POST /tests/{id}/attempts        {mode}: start, or resume the attempt in progress
 //	GET  /attempts/{aid}             the attempt page; with Accept: application/json its JSON
 //	PUT  /attempts/{aid}/answers     {slot, response, seq}: autosave
+//	PUT  /attempts/{aid}/page        {page}: move on to the next page (sequential navigation)
 //	POST /attempts/{aid}/submit      submit
 //	GET  /quiz/attempt.js            the attempt page's script
 //
@@ -45,6 +46,7 @@ func (p *Portal) attemptRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /tests/{id}/attempts", need(p.startAttempt))
 	mux.Handle("GET /attempts/{aid}", need(p.attemptPage))
 	mux.Handle("PUT /attempts/{aid}/answers", need(p.saveAnswer))
+	mux.Handle("PUT /attempts/{aid}/page", need(p.movePage))
 	mux.Handle("POST /attempts/{aid}/submit", need(p.submitAttempt))
 	mux.HandleFunc("GET /quiz/attempt.js", p.attemptScript)
 }
@@ -127,7 +129,7 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 		}
 		var le *lms.Error
 		if errors.As(err, &le) && le.Code != lms.CodeInternal {
-			p.message(w, r, http.StatusForbidden, attemptText(l.Lang, "cannot_start"), le.Message, p.base(r)+"/tests/"+strconv.FormatInt(testID, 10))
+			p.message(w, r, http.StatusForbidden, attemptText(l.Lang, "learn.quiz.cannotStart"), le.Message, p.base(r)+"/tests/"+strconv.FormatInt(testID, 10))
 			return
 		}
 		p.internal(w, r, err)
@@ -184,6 +186,36 @@ func (p *Portal) saveAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"saved": res.Saved, "seq": res.Seq, "slot": body.Slot})
+}
+
+// movePage moves a sequential attempt on to its next page.
+func (p *Portal) movePage(w http.ResponseWriter, r *http.Request) {
+	l, _ := LearnerFrom(r.Context())
+	noStore(w)
+	if !p.checkCSRF(r) {
+		p.refuseCSRF(w, r)
+		return
+	}
+	aid, ok := attemptID(r, "aid")
+	if !ok {
+		p.attemptError(w, r, lms.NotFoundf("attempt not found"))
+		return
+	}
+	var body struct {
+		Page *int `json:"page"`
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || body.Page == nil {
+		p.attemptError(w, r, lms.Invalidf("page", "must be the page to move to, a number from 0"))
+		return
+	}
+	a, err := p.quiz().MovePage(r.Context(), l.DomainID, aid, l.UserID, *body.Page)
+	if err != nil {
+		p.attemptError(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"page": a.Page})
 }
 
 // submitAttempt submits; a form post is redirected to the attempt page,

@@ -123,6 +123,11 @@
               if (queue[slot] && queue[slot].seq === item.seq) { delete queue[slot]; persist(); }
               return true;
             }
+            if (r.status === 409 && b.code !== 'time_up' && b.fields && b.fields[0] && b.fields[0].field === 'slot') {
+              // A page this tab no longer may change (sequential navigation):
+              // the server keeps what was saved there; drop this change.
+              delete queue[slot]; persist(); return true;
+            }
             if (b.code === 'time_up' || r.status === 409) { stopTime(); return false; }
             delete queue[slot]; persist(); // refused input: keep no retry loop
             return true;
@@ -158,8 +163,8 @@
     }
     // Screen readers hear the time once a minute, then at 10 seconds.
     var say = null;
-    if (left === 10) say = d.msgSeconds.replace('%d', 10);
-    else if (left > 0 && left % 60 === 0) say = left === 60 ? d.msgMinute : d.msgMinutes.replace('%d', left / 60);
+    if (left === 10) say = d.msgSeconds.replace('{seconds}', 10);
+    else if (left > 0 && left % 60 === 0) say = left === 60 ? d.msgMinute : d.msgMinutes.replace('{minutes}', left / 60);
     if (say && say !== lastAnnounced) { lastAnnounced = say; var a = $('announce'); if (a) a.textContent = say; }
     if (left <= 0 && !submitting) { submitting = true; finish(); }
   }
@@ -217,6 +222,7 @@
   // there is no way back (the page's rule; answers already saved stay).
   function pages() {
     var per = Number(d.perPage || 0);
+    if (d.navigation === 'sequential' && Number(d.pages) > 1) { sequentialPages(); return; }
     var secs = Array.prototype.slice.call(document.querySelectorAll('section.q'));
     if (!per || secs.length <= per) return;
     var count = Math.ceil(secs.length / per), at = 0;
@@ -228,7 +234,7 @@
       prev.hidden = sequential || p === 0;
       next.hidden = p === count - 1;
       if (submit) submit.hidden = p !== count - 1;
-      no.textContent = d.msgPage.replace('%d', p + 1).replace('%d', count);
+      no.textContent = d.msgPage.replace('{page}', p + 1).replace('{count}', count);
       var h = secs[p * per].querySelector('h2');
       if (h && focus) { h.tabIndex = -1; h.focus(); }
     }
@@ -240,6 +246,35 @@
       if (at < count - 1) show(at + 1, true);
     });
     show(0, false);
+  }
+
+  // sequentialPages: the server shows only the learner's page and refuses
+  // saves elsewhere; Next saves this page, moves the attempt on to the next
+  // page on the server, then loads it. Offline, the learner stays put.
+  function sequentialPages() {
+    var at = Number(d.page), count = Number(d.pages);
+    var nav = $('pager'), next = $('next'), submit = $('submit-form');
+    if (!nav) return;
+    nav.hidden = false;
+    $('prev').hidden = true;
+    next.hidden = at === count - 1;
+    if (submit) submit.hidden = at !== count - 1;
+    $('page-no').textContent = d.msgPage.replace('{page}', at + 1).replace('{count}', count);
+    var first = document.querySelector('section.q h2');
+    if (at > 0 && first) { first.tabIndex = -1; first.focus(); }
+    next.addEventListener('click', function () {
+      Object.keys(timers).forEach(function (slot) { queueSave(document.getElementById('q' + slot)); });
+      next.disabled = true;
+      flush().then(function () {
+        if (pending()) throw new Error('not saved');
+        return fetch(url + '/page', { method: 'PUT', credentials: 'same-origin', cache: 'no-store',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-CSRF-Token': d.csrf },
+          body: JSON.stringify({ page: at + 1 }) });
+      }).then(function (r) {
+        if (!r.ok) throw new Error('page ' + r.status);
+        location.reload();
+      }).catch(function () { next.disabled = false; showNotSaved(true); });
+    });
   }
 
   function localizeTimes() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroom/i18n"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -72,9 +73,8 @@ ol.order li span{flex:1}
 `
 
 var attemptFuncs = template.FuncMap{
-	"t":     func(lang, key string) string { return attemptText(lang, key) },
+	"t":     attemptText,
 	"md":    func(s string) template.HTML { return learn.RenderMarkdown(s) },
-	"tf":    func(lang, key string, arg any) string { return fmt.Sprintf(attemptText(lang, key), arg) },
 	"deref": func(b *bool) bool { return b != nil && *b },
 }
 
@@ -83,18 +83,18 @@ var startTmpl = template.Must(template.New("start").Funcs(attemptFuncs).Parse(`<
 <title>{{.Test.Name}}</title><style>` + attemptCSS + `</style><script src="{{.Base}}/quiz/attempt.js" defer></script></head>
 <body><main>
 <h1>{{.Test.Name}}</h1>
-{{if .Test.Instructions}}<section class="card" aria-labelledby="ins"><h2 id="ins">{{t .Lang "start_title"}}</h2><p style="white-space:pre-line">{{.Test.Instructions}}</p></section>{{end}}
-{{if .Resume}}<section class="card"><p><a class="button" href="{{.Base}}/attempts/{{.Resume}}">{{t .Lang "resume"}}</a></p></section>{{end}}
+{{if .Test.Instructions}}<section class="card" aria-labelledby="ins"><h2 id="ins">{{t .Lang "learn.quiz.startTitle"}}</h2><p dir="auto" style="white-space:pre-line">{{.Test.Instructions}}</p></section>{{end}}
+{{if .Resume}}<section class="card"><p><a class="button" href="{{.Base}}/attempts/{{.Resume}}">{{t .Lang "learn.quiz.resume"}}</a></p></section>{{end}}
 <form class="card" method="post" action="{{.Base}}/tests/{{.Test.ID}}/attempts">
 <input type="hidden" name="csrf" value="{{.CSRF}}">
-<fieldset><legend><h2>{{t .Lang "mode"}}</h2></legend>
+<fieldset><legend><h2>{{t .Lang "learn.quiz.mode"}}</h2></legend>
 {{range .Modes}}<label class="opt"><input type="radio" name="mode" value="{{.Mode}}"{{if .Checked}} checked{{end}}{{if .Why}} disabled{{end}} aria-describedby="mode-{{.Mode}}">
 <span><strong>{{.Label}}</strong><br><span id="mode-{{.Mode}}" class="muted">{{.Help}}
-{{t $.Lang "time_limit"}}: {{.Limit}}.{{if .EndsAt}} <strong data-ends>{{tf $.Lang "ends_at_close" .EndsAtText}}</strong> <time datetime="{{.EndsAt}}" hidden></time>{{end}}
+{{t $.Lang "learn.quiz.timeLimit"}}: {{.Limit}}.{{if .EndsAt}} <strong data-ends>{{t $.Lang "learn.quiz.endsAtClose" "time" .EndsAtText}}</strong> <time datetime="{{.EndsAt}}" hidden></time>{{end}}
 {{if .Why}}<br><strong>{{.Why}}</strong>{{end}}</span></span></label>
 {{end}}</fieldset>
-<dl class="meta"><dt>{{t .Lang "attempts_left"}}</dt><dd id="attempts-left">{{.Left}}</dd></dl>
-<button type="submit"{{if not .CanStart}} disabled{{end}}>{{t .Lang "start"}}</button>
+<dl class="meta"><dt>{{t .Lang "learn.quiz.attemptsLeft"}}</dt><dd id="attempts-left">{{.Left}}</dd></dl>
+<button type="submit"{{if not .CanStart}} disabled{{end}}>{{t .Lang "learn.quiz.start"}}</button>
 </form>
 </main></body></html>`))
 
@@ -104,12 +104,13 @@ type modeChoice struct {
 	Checked                       bool
 }
 
-func hm(d time.Duration) string {
+// hm is a time limit in hours and minutes.
+func hm(lang string, d time.Duration) string {
 	h, m := int(d.Hours()), int(d.Minutes())%60
 	if h > 0 {
-		return fmt.Sprintf("%d h %02d min", h, m)
+		return attemptText(lang, "learn.quiz.hoursMinutes", "hours", h, "minutes", fmt.Sprintf("%02d", m))
 	}
-	return fmt.Sprintf("%d min", m)
+	return attemptText(lang, "learn.quiz.minutes", "minutes", m)
 }
 
 // testStartPage shows the start page: instructions, the modes with their
@@ -149,10 +150,13 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 		if mode == quiz.ModeDemo && !acc.Settings.Demo.Enabled {
 			continue
 		}
-		mc := modeChoice{Mode: mode, Label: attemptText(l.Lang, "mode_"+mode), Help: attemptText(l.Lang, "mode_"+mode+"_help"),
-			Limit: attemptText(l.Lang, "untimed")}
+		mc := modeChoice{Mode: mode, Label: attemptText(l.Lang, "learn.quiz.modeTest"), Help: attemptText(l.Lang, "learn.quiz.modeTestHelp"),
+			Limit: attemptText(l.Lang, "learn.quiz.untimed")}
+		if mode == quiz.ModeDemo {
+			mc.Label, mc.Help = attemptText(l.Lang, "learn.quiz.modeDemo"), attemptText(l.Lang, "learn.quiz.modeDemoHelp")
+		}
 		if d := acc.TimeLimit(mode); d > 0 {
-			mc.Limit = hm(d)
+			mc.Limit = hm(l.Lang, d)
 		}
 		if dl, capped, ok := acc.DeadlineIf(mode, now); ok && capped {
 			mc.EndsAt, mc.EndsAtText = dl.UTC().Format(time.RFC3339), dl.UTC().Format("15:04")+" UTC"
@@ -167,7 +171,7 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 		}
 		data.Modes = append(data.Modes, mc)
 	}
-	data.Left = attemptText(l.Lang, "unlimited")
+	data.Left = attemptText(l.Lang, "learn.quiz.unlimited")
 	if n := acc.Left(); n >= 0 {
 		data.Left = strconv.Itoa(n)
 	}
@@ -178,8 +182,7 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func dirOf(lang string) string {
-	switch lang {
-	case "ar", "he", "fa", "ur":
+	if i18n.RTL(lang) {
 		return "rtl"
 	}
 	return "ltr"
@@ -233,46 +236,59 @@ var attemptTmpl = template.Must(template.New("attempt").Funcs(attemptFuncs).Pars
 <body>
 <div id="attempt" data-base="{{.Base}}" data-id="{{.A.ID}}" data-csrf="{{.CSRF}}" data-state="{{.A.State}}"
  data-deadline="{{if .A.Deadline}}{{.DeadlineRFC}}{{end}}" data-server-now="{{.A.ServerNowMS}}" data-seqs="{{.Seqs}}"
- data-msg-saved="{{t .Lang "saved"}}" data-msg-saving="{{t .Lang "saving"}}" data-msg-time-up="{{t .Lang "time_up"}}"
- data-msg-confirm="{{t .Lang "submit_confirm"}}" data-msg-minutes="{{t .Lang "minutes_left"}}" data-msg-minute="{{t .Lang "one_minute_left"}}"
- data-msg-seconds="{{t .Lang "seconds_left"}}" data-per-page="{{.A.PerPage}}" data-navigation="{{.A.Navigation}}"
- data-msg-prev="{{t .Lang "previous"}}" data-msg-next="{{t .Lang "next"}}" data-msg-page="{{t .Lang "page_of"}}">
-{{if .Open}}<div class="bar"><span>{{.TestName}}{{if eq .A.Mode "demo"}} · {{t .Lang "demo_badge"}}{{end}}</span>
-{{if .A.Deadline}}<span>{{t .Lang "time_left"}}: <span id="timer" class="timer" role="timer" aria-live="off">--:--</span></span>{{end}}
-<span id="save-status" class="status" aria-live="polite">{{t .Lang "saved"}}</span></div>
+ data-msg-saved="{{t .Lang "learn.quiz.saved"}}" data-msg-saving="{{t .Lang "learn.quiz.saving"}}" data-msg-time-up="{{t .Lang "learn.quiz.timeUp"}}"
+ data-msg-confirm="{{t .Lang "learn.quiz.submitConfirm"}}" data-msg-minutes="{{t .Lang "learn.quiz.minutesLeft"}}" data-msg-minute="{{t .Lang "learn.quiz.oneMinuteLeft"}}"
+ data-msg-seconds="{{t .Lang "learn.quiz.secondsLeft"}}" data-per-page="{{.A.PerPage}}" data-navigation="{{.A.Navigation}}" data-page="{{.A.Page}}" data-pages="{{.A.Pages}}"
+ data-msg-prev="{{t .Lang "learn.prev"}}" data-msg-next="{{t .Lang "learn.next"}}" data-msg-page="{{t .Lang "learn.quiz.pageOf"}}">
+{{if .Open}}<div class="bar"><span>{{.TestName}}{{if eq .A.Mode "demo"}} · {{t .Lang "learn.quiz.demoBadge"}}{{end}}</span>
+{{if .A.Deadline}}<span>{{t .Lang "learn.quiz.timeLeft"}}: <span id="timer" class="timer" role="timer" aria-live="off">--:--</span></span>{{end}}
+<span id="save-status" class="status" aria-live="polite">{{t .Lang "learn.quiz.saved"}}</span></div>
 <div id="announce" class="sr" aria-live="assertive"></div>{{end}}
 <main>
-<h1>{{.TestName}} — {{t .Lang "attempt"}} {{.A.AttemptNo}}{{if eq .A.Mode "demo"}} ({{t .Lang "mode_demo"}}){{end}}</h1>
-<div id="not-saved" class="banner warn" role="alert" hidden>{{t .Lang "not_saved"}}</div>
-<div id="time-up" class="banner err" role="alert" hidden>{{t .Lang "time_up"}}</div>
-{{with .A.Review}}<section class="card" id="result" aria-labelledby="res"><h2 id="res">{{t $.Lang "result"}}</h2>
-{{if .Score}}<p id="score">{{t $.Lang "score"}}: <strong>{{.Score}} / {{.Max}}</strong> ({{$.Percent}} %)</p>{{end}}
-{{if .Passed}}<p id="passed"><strong>{{if deref .Passed}}{{t $.Lang "passed"}}{{else}}{{t $.Lang "failed"}}{{end}}</strong></p>{{end}}
-{{if .Pending}}<p>{{t $.Lang "pending"}}</p>{{end}}
-{{if not .Score}}<p>{{t $.Lang "no_review"}}</p>{{end}}
-<p><a class="button" href="{{$.Base}}/tests/{{$.A.TestID}}">{{t $.Lang "back_to_test"}}</a></p></section>{{end}}
+<h1>{{.TestName}} — {{t .Lang "learn.quiz.attempt" "number" .A.AttemptNo}}{{if eq .A.Mode "demo"}} ({{t .Lang "learn.quiz.modeDemo"}}){{end}}</h1>
+<div id="not-saved" class="banner warn" role="alert" hidden>{{t .Lang "learn.quiz.notSaved"}}</div>
+<div id="time-up" class="banner err" role="alert" hidden>{{t .Lang "learn.quiz.timeUp"}}</div>
+{{with .A.Review}}<section class="card" id="result" aria-labelledby="res"><h2 id="res">{{t $.Lang "learn.quiz.result"}}</h2>
+{{if .Score}}<p id="score">{{t $.Lang "learn.quiz.score"}}: <strong>{{.Score}} / {{.Max}}</strong> ({{$.Percent}} %)</p>{{end}}
+{{if .Passed}}<p id="passed"><strong>{{if deref .Passed}}{{t $.Lang "learn.quiz.passed"}}{{else}}{{t $.Lang "learn.quiz.failed"}}{{end}}</strong></p>{{end}}
+{{if .Pending}}<p>{{t $.Lang "learn.quiz.pending"}}</p>{{end}}
+{{if not .Score}}<p>{{t $.Lang "learn.quiz.noReview"}}</p>{{end}}
+<p><a class="button" href="{{$.Base}}/tests/{{$.A.TestID}}">{{t $.Lang "learn.quiz.backToTest"}}</a></p></section>{{end}}
 <form id="answers" onsubmit="return false" novalidate>
 {{range $i, $q := .Qs}}<section class="card q" id="q{{$q.Slot}}" data-slot="{{$q.Slot}}" data-type="{{$q.Type}}" aria-labelledby="q{{$q.Slot}}-t">
-<h2 id="q{{$q.Slot}}-t">{{if ne $q.Type "description"}}{{t $.Lang "question"}} {{$q.Slot}} <span class="muted">({{$q.Points}} {{if eq $q.Points.String "1"}}{{t $.Lang "point"}}{{else}}{{t $.Lang "points"}}{{end}})</span>{{end}}</h2>
+<h2 id="q{{$q.Slot}}-t">{{if ne $q.Type "description"}}{{t $.Lang "learn.quiz.question" "number" $q.Slot}} <span class="muted">({{if eq $q.Points.String "1"}}{{t $.Lang "learn.quiz.onePoint"}}{{else}}{{t $.Lang "learn.quiz.points" "points" $q.Points.String}}{{end}})</span>{{end}}</h2>
 {{if ne $q.Type "fill_in_blanks"}}<div class="text" id="q{{$q.Slot}}-text">{{md $q.Text}}</div>{{end}}
 {{if eq $q.Type "single_choice"}}<fieldset aria-labelledby="q{{$q.Slot}}-text">{{range $q.Choices}}<label class="opt"><input type="radio" name="s{{$q.Slot}}" value="{{.ID}}"{{if index $q.Chosen .ID}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{.Text}}</span></label>{{end}}</fieldset>
 {{else if eq $q.Type "multiple_choice"}}<fieldset aria-labelledby="q{{$q.Slot}}-text">{{range $q.Choices}}<label class="opt"><input type="checkbox" name="s{{$q.Slot}}" value="{{.ID}}"{{if index $q.Chosen .ID}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{.Text}}</span></label>{{end}}</fieldset>
-{{else if eq $q.Type "true_false"}}<fieldset aria-labelledby="q{{$q.Slot}}-text"><label class="opt"><input type="radio" name="s{{$q.Slot}}" value="true"{{if index $q.Chosen "true"}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{t $.Lang "true"}}</span></label><label class="opt"><input type="radio" name="s{{$q.Slot}}" value="false"{{if index $q.Chosen "false"}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{t $.Lang "false"}}</span></label></fieldset>
-{{else if eq $q.Type "short_answer"}}<label>{{t $.Lang "answer"}} <input type="text" name="s{{$q.Slot}}" value="{{$q.Saved.Text}}" autocomplete="off"{{if not $.Open}} disabled{{end}}></label>
-{{else if eq $q.Type "numerical"}}<label>{{t $.Lang "answer"}} <input type="text" inputmode="decimal" name="s{{$q.Slot}}" value="{{$q.Saved.Value}}" autocomplete="off"{{if not $.Open}} disabled{{end}}></label>
-{{else if eq $q.Type "essay"}}<label class="sr" for="e{{$q.Slot}}">{{t $.Lang "answer"}}</label><textarea id="e{{$q.Slot}}" name="s{{$q.Slot}}"{{if not $.Open}} disabled{{end}}>{{$q.Saved.Text}}</textarea>
-{{else if eq $q.Type "fill_in_blanks"}}<p class="text">{{range $q.Segments}}{{if .Blank}}{{if .Options}}<select data-blank="{{.Blank}}" aria-label="{{t $.Lang "answer"}} {{.Blank}}"{{if not $.Open}} disabled{{end}}><option value="">{{t $.Lang "choose"}}</option>{{$v := .Value}}{{range .Options}}<option{{if eq . $v}} selected{{end}}>{{.}}</option>{{end}}</select>{{else}}<input type="text" data-blank="{{.Blank}}" aria-label="{{t $.Lang "answer"}} {{.Blank}}" value="{{.Value}}" size="12" autocomplete="off"{{if not $.Open}} disabled{{end}}>{{end}}{{else}}{{.Text}}{{end}}{{end}}</p>
-{{else if eq $q.Type "matching"}}<div class="match">{{range $q.Lefts}}{{$l := .ID}}<label for="m{{$q.Slot}}-{{.ID}}">{{.Text}}</label><select id="m{{$q.Slot}}-{{.ID}}" data-left="{{.ID}}"{{if not $.Open}} disabled{{end}}><option value="">{{t $.Lang "choose"}}</option>{{range $q.Rights}}<option value="{{.ID}}"{{if eq (index $q.Matches $l) .ID}} selected{{end}}>{{.Text}}</option>{{end}}</select>{{end}}</div>
-{{else if eq $q.Type "ordering"}}<ol class="order" aria-labelledby="q{{$q.Slot}}-text">{{range $q.Items}}<li data-id="{{.ID}}"><span>{{.Text}}</span>{{if $.Open}}<button type="button" class="secondary" data-move="-1" aria-label="{{t $.Lang "move_up"}}: {{.Text}}">↑</button><button type="button" class="secondary" data-move="1" aria-label="{{t $.Lang "move_down"}}: {{.Text}}">↓</button>{{end}}</li>{{end}}</ol>
+{{else if eq $q.Type "true_false"}}<fieldset aria-labelledby="q{{$q.Slot}}-text"><label class="opt"><input type="radio" name="s{{$q.Slot}}" value="true"{{if index $q.Chosen "true"}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{t $.Lang "learn.quiz.true"}}</span></label><label class="opt"><input type="radio" name="s{{$q.Slot}}" value="false"{{if index $q.Chosen "false"}} checked{{end}}{{if not $.Open}} disabled{{end}}> <span>{{t $.Lang "learn.quiz.false"}}</span></label></fieldset>
+{{else if eq $q.Type "short_answer"}}<label>{{t $.Lang "learn.quiz.answer"}} <input type="text" name="s{{$q.Slot}}" value="{{$q.Saved.Text}}" autocomplete="off"{{if not $.Open}} disabled{{end}}></label>
+{{else if eq $q.Type "numerical"}}<label>{{t $.Lang "learn.quiz.answer"}} <input type="text" inputmode="decimal" name="s{{$q.Slot}}" value="{{$q.Saved.Value}}" autocomplete="off"{{if not $.Open}} disabled{{end}}></label>
+{{else if eq $q.Type "essay"}}<label class="sr" for="e{{$q.Slot}}">{{t $.Lang "learn.quiz.answer"}}</label><textarea id="e{{$q.Slot}}" name="s{{$q.Slot}}"{{if not $.Open}} disabled{{end}}>{{$q.Saved.Text}}</textarea>
+{{else if eq $q.Type "fill_in_blanks"}}<p class="text">{{range $q.Segments}}{{if .Blank}}{{if .Options}}<select data-blank="{{.Blank}}" aria-label="{{t $.Lang "learn.quiz.blank" "number" .Blank}}"{{if not $.Open}} disabled{{end}}><option value="">{{t $.Lang "learn.quiz.choose"}}</option>{{$v := .Value}}{{range .Options}}<option{{if eq . $v}} selected{{end}}>{{.}}</option>{{end}}</select>{{else}}<input type="text" data-blank="{{.Blank}}" aria-label="{{t $.Lang "learn.quiz.blank" "number" .Blank}}" value="{{.Value}}" size="12" autocomplete="off"{{if not $.Open}} disabled{{end}}>{{end}}{{else}}{{.Text}}{{end}}{{end}}</p>
+{{else if eq $q.Type "matching"}}<div class="match">{{range $q.Lefts}}{{$l := .ID}}<label for="m{{$q.Slot}}-{{.ID}}">{{.Text}}</label><select id="m{{$q.Slot}}-{{.ID}}" data-left="{{.ID}}"{{if not $.Open}} disabled{{end}}><option value="">{{t $.Lang "learn.quiz.choose"}}</option>{{range $q.Rights}}<option value="{{.ID}}"{{if eq (index $q.Matches $l) .ID}} selected{{end}}>{{.Text}}</option>{{end}}</select>{{end}}</div>
+{{else if eq $q.Type "ordering"}}<ol class="order" aria-labelledby="q{{$q.Slot}}-text">{{range $q.Items}}<li data-id="{{.ID}}"><span>{{.Text}}</span>{{if $.Open}}<button type="button" class="secondary" data-move="-1" aria-label="{{t $.Lang "learn.quiz.moveUp"}}: {{.Text}}">↑</button><button type="button" class="secondary" data-move="1" aria-label="{{t $.Lang "learn.quiz.moveDown"}}: {{.Text}}">↓</button>{{end}}</li>{{end}}</ol>
 {{end}}
 {{if ne $q.Type "description"}}{{with $q.Review}}<div class="review {{.Correct}}">{{if .Correct}}<p><strong>{{$q.ReviewWord}}</strong>{{if .Mark}} — {{.Mark}} / {{.Max}}{{end}}</p>{{else if and .Mark (not $q.Pending)}}<p>{{.Mark}} / {{.Max}}</p>{{end}}
-{{if $q.RightText}}<p>{{t $.Lang "right_answer"}}: {{$q.RightText}}</p>{{end}}
-{{if .Feedback}}<p>{{t $.Lang "feedback"}}: {{.Feedback}}</p>{{end}}{{if .Comment}}<p>{{t $.Lang "comment"}}: {{.Comment}}</p>{{end}}{{if $q.Pending}}<p>{{t $.Lang "pending_one"}}</p>{{end}}</div>{{end}}{{end}}
+{{if $q.RightText}}<p>{{t $.Lang "learn.quiz.rightAnswer"}}: {{$q.RightText}}</p>{{end}}
+{{if .Feedback}}<p>{{t $.Lang "learn.quiz.feedback"}}: {{.Feedback}}</p>{{end}}{{if .Comment}}<p>{{t $.Lang "learn.quiz.comment"}}: {{.Comment}}</p>{{end}}{{if $q.Pending}}<p>{{t $.Lang "learn.quiz.pendingOne"}}</p>{{end}}</div>{{end}}{{end}}
 </section>{{end}}
 </form>
-{{if .Open}}<nav id="pager" class="card" hidden aria-label="{{t .Lang "pages"}}"><button type="button" class="secondary" id="prev">{{t .Lang "previous"}}</button> <span id="page-no" aria-live="polite"></span> <button type="button" id="next">{{t .Lang "next"}}</button></nav>{{end}}
-{{if .CanSubmit}}<form id="submit-form" class="card" method="post" action="{{.Base}}/attempts/{{.A.ID}}/submit"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="submit-button">{{t .Lang "submit"}}</button></form>{{end}}
+{{if .Open}}<nav id="pager" class="card" hidden aria-label="{{t .Lang "learn.quiz.pages"}}"><button type="button" class="secondary" id="prev">{{t .Lang "learn.prev"}}</button> <span id="page-no" aria-live="polite"></span> <button type="button" id="next">{{t .Lang "learn.next"}}</button></nav>{{end}}
+{{if .CanSubmit}}<form id="submit-form" class="card" method="post" action="{{.Base}}/attempts/{{.A.ID}}/submit"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="submit-button">{{t .Lang "learn.quiz.submit"}}</button></form>{{end}}
 </main></div></body></html>`))
+
+// reviewWord names a slot's review verdict ("right", "partial", "wrong").
+func reviewWord(lang, correct string) string {
+	switch correct {
+	case "right":
+		return attemptText(lang, "learn.quiz.right")
+	case "partial":
+		return attemptText(lang, "learn.quiz.partial")
+	case "wrong":
+		return attemptText(lang, "learn.quiz.wrong")
+	}
+	return ""
+}
 
 // rightText describes the right answer of a reviewed slot in words.
 func rightText(lang string, q quiz.View, rv *quizsvc.SlotReview) string {
@@ -305,7 +321,10 @@ func rightText(lang string, q quiz.View, rv *quizsvc.SlotReview) string {
 		return strings.Join(parts, "; ")
 	case quiz.TrueFalse:
 		if k.Bool != nil {
-			return attemptText(lang, strconv.FormatBool(*k.Bool))
+			if *k.Bool {
+				return attemptText(lang, "learn.quiz.true")
+			}
+			return attemptText(lang, "learn.quiz.false")
 		}
 	case quiz.Matching:
 		var parts []string
@@ -397,9 +416,7 @@ func (p *Portal) attemptPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if qv.Review != nil {
-			if qv.Review.Correct != "" {
-				qv.ReviewWord = attemptText(l.Lang, qv.Review.Correct)
-			}
+			qv.ReviewWord = reviewWord(l.Lang, qv.Review.Correct)
 			qv.RightText = rightText(l.Lang, q, qv.Review)
 			qv.Pending = q.Type == quiz.Essay && qv.Review.Correct == "" && v.State == quiz.NeedsGrading
 		}

@@ -19,7 +19,9 @@ func TestPageStrings(t *testing.T) {
 	files, _ := filepath.Glob("templates/*.html")
 	gos, _ := filepath.Glob("pages*.go")
 	signin, _ := filepath.Glob("signin*.go")
+	attempt, _ := filepath.Glob("attempt*.go")
 	gos = append(gos, signin...)
+	gos = append(gos, attempt...)
 	gos = append(gos, "portal.go")
 	for _, g := range gos {
 		if !strings.HasSuffix(g, "_test.go") {

@@ -233,6 +233,10 @@ func (s *Service) Save(ctx context.Context, domainID, attemptID, userID int64, s
 	if seq < 1 {
 		return SaveResult{}, lms.Invalidf("seq", "must be a positive counter")
 	}
+	_, st, err := s.Settings(ctx, domainID, a.TestID)
+	if err != nil {
+		return SaveResult{}, err
+	}
 	sl := layout[slot-1]
 	qs, err := s.versions(ctx, domainID, []quiz.SlotLayout{sl})
 	if err != nil {
@@ -259,9 +263,67 @@ func (s *Service) Save(ctx context.Context, domainID, attemptID, userID int64, s
 		if a.State != quiz.InProgress {
 			return lms.Conflictf("attempt %d is %s: answers can no longer change", a.ID, a.State)
 		}
+		if sequential(a, st, len(layout)) && !st.SlotOnPage(slot, len(layout), a.Page) {
+			return notOnPage(slot, a.Page, st.PerPage)
+		}
 		return nil
 	})
 	return SaveResult{Saved: saved, Seq: cur}, err
+}
+
+// sequential reports whether an attempt goes through its pages in order
+// with no way back (portal attempts of a test with sequential navigation
+// over more than one page; an in-class quiz shows every question at once).
+func sequential(a store.Attempt, st quiz.Settings, slots int) bool {
+	return a.Source != "live" && st.Sequential(slots)
+}
+
+func notOnPage(slot, page, perPage int) error {
+	if quiz.PageOf(slot, perPage) < page {
+		return &lms.Error{Code: lms.CodeConflict, Fields: []lms.FieldError{{Field: "slot", Message: "is not on your page"}}, Message: fmt.Sprintf(
+			"slot %d is on a page you have left: this test's navigation is sequential and you are on page %d", slot, page+1)}
+	}
+	return &lms.Error{Code: lms.CodeConflict, Fields: []lms.FieldError{{Field: "slot", Message: "is not on your page"}}, Message: fmt.Sprintf(
+		"slot %d is on a page you have not reached: this test's navigation is sequential and you are on page %d", slot, page+1)}
+}
+
+// MovePage moves the learner's attempt at a test with sequential
+// navigation to page (0-based): only to the next page, never back. Moving
+// to the page the attempt is on already changes nothing (another tab moved
+// first).
+func (s *Service) MovePage(ctx context.Context, domainID, attemptID, userID int64, page int) (store.Attempt, error) {
+	a, err := s.ownAttempt(ctx, domainID, attemptID, userID)
+	if err != nil {
+		return a, err
+	}
+	layout, err := decodeLayout(a)
+	if err != nil {
+		return a, err
+	}
+	_, st, err := s.Settings(ctx, domainID, a.TestID)
+	if err != nil {
+		return a, err
+	}
+	if !sequential(a, st, len(layout)) {
+		return a, lms.Invalidf("page", "this test's navigation is free: every page is open")
+	}
+	if n := quiz.PageCount(len(layout), st.PerPage); page < 0 || page >= n {
+		return a, lms.Invalidf("page", "must be 0 to %d", n-1)
+	}
+	now := s.now()
+	return s.Store.MoveAttemptPage(ctx, domainID, attemptID, page, func(a store.Attempt) error {
+		if a.State == quiz.Overdue || (!a.Deadline.IsZero() && now.After(a.Deadline.Add(quiz.NetworkGrace))) {
+			return timeUp(a.Deadline)
+		}
+		if a.State != quiz.InProgress {
+			return lms.Conflictf("attempt %d is %s: its pages can no longer change", a.ID, a.State)
+		}
+		if page != a.Page && page != a.Page+1 {
+			return &lms.Error{Code: lms.CodeConflict, Fields: []lms.FieldError{{Field: "page", Message: "must be the next page"}}, Message: fmt.Sprintf(
+				"you are on page %d: this test's navigation is sequential, so the only page to move to is the next one", a.Page+1)}
+		}
+		return nil
+	})
 }
 
 // Submit finishes the learner's attempt with the answers saved.

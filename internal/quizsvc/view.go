@@ -46,12 +46,17 @@ type AttemptView struct {
 	ServerNow time.Time  `json:"server_now"`
 	// ServerNowMS is the server's clock in milliseconds, for the page's
 	// countdown (server_now is whole seconds).
-	ServerNowMS int64         `json:"server_now_ms"`
-	Navigation  string        `json:"navigation"`
-	PerPage     int           `json:"per_page"`
-	Questions   []quiz.View   `json:"questions"`
-	Answers     []SavedAnswer `json:"saved"`
-	Review      *Review       `json:"review,omitempty"`
+	ServerNowMS int64  `json:"server_now_ms"`
+	Navigation  string `json:"navigation"`
+	PerPage     int    `json:"per_page"`
+	// Page and Pages: with sequential navigation, an attempt in progress
+	// shows only the questions of the page the learner is on (Page,
+	// 0-based, of Pages).
+	Page      int           `json:"page"`
+	Pages     int           `json:"pages"`
+	Questions []quiz.View   `json:"questions"`
+	Answers   []SavedAnswer `json:"saved"`
+	Review    *Review       `json:"review,omitempty"`
 }
 
 // Review is the closed attempt's review.
@@ -103,13 +108,22 @@ func (s *Service) view(ctx context.Context, domainID int64, a store.Attempt, st 
 		d := a.Deadline
 		v.Deadline = &d
 	}
-	for i, sl := range layout {
-		v.Questions[i] = quiz.ViewOf(sl, qs[sl.VersionID])
+	v.Page, v.Pages = a.Page, quiz.PageCount(len(layout), st.PerPage)
+	// A sequential attempt in progress shows the learner's page only: the
+	// pages ahead are not seen before they are reached.
+	shown := func(slot int) bool {
+		return quiz.Closed(a.State) || !sequential(a, st, len(layout)) || quiz.PageOf(slot, st.PerPage) == a.Page
+	}
+	v.Questions = v.Questions[:0]
+	for _, sl := range layout {
+		if shown(sl.Slot) {
+			v.Questions = append(v.Questions, quiz.ViewOf(sl, qs[sl.VersionID]))
+		}
 	}
 	bySlot := map[int]store.Answer{}
 	for _, x := range ans {
 		bySlot[x.Slot] = x
-		if x.Seq == 0 || x.Slot < 1 || x.Slot > len(layout) {
+		if x.Seq == 0 || x.Slot < 1 || x.Slot > len(layout) || !shown(x.Slot) {
 			continue
 		}
 		var r quiz.Response

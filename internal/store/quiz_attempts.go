@@ -30,6 +30,9 @@ type Attempt struct {
 	ScoreMilli int64
 	MaxMilli   int64
 	UpdatedAt  time.Time
+	// Page is the page the learner is on (0-based) when the test's
+	// navigation is sequential.
+	Page int
 }
 
 // Answer is the saved response and mark of one slot of an attempt.
@@ -48,14 +51,14 @@ type Answer struct {
 func attemptNotFound(id int64) error { return lms.NotFoundf("attempt %d not found", id) }
 
 const attemptCols = `id, test_id, user_id, mode, attempt_no, state, source, class_id, sitting, layout, started_at, deadline, capped,
-	next_check, finished_at, score_milli, max_milli, updated_at`
+	next_check, finished_at, score_milli, max_milli, updated_at, page`
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
 	var started, deadline, next, finished, updated string
 	var capped int
 	err := row.Scan(&a.ID, &a.TestID, &a.UserID, &a.Mode, &a.AttemptNo, &a.State, &a.Source, &a.ClassID, &a.Sitting, &a.Layout,
-		&started, &deadline, &capped, &next, &finished, &a.ScoreMilli, &a.MaxMilli, &updated)
+		&started, &deadline, &capped, &next, &finished, &a.ScoreMilli, &a.MaxMilli, &updated, &a.Page)
 	a.StartedAt, a.Deadline, a.NextCheck, a.FinishedAt, a.UpdatedAt = parseTime(started), optTime(deadline), optTime(next),
 		optTime(finished), parseTime(updated)
 	a.Capped = capped == 1
@@ -203,6 +206,30 @@ func (s *Store) SaveAnswer(ctx context.Context, domainID, attemptID int64, slot 
 		return tx.queryRow(ctx, "SELECT seq FROM quiz_answers WHERE attempt_id = ? AND slot = ?", attemptID, slot).Scan(&cur)
 	})
 	return saved, cur, err
+}
+
+// MoveAttemptPage moves an attempt to page to after check accepts the
+// locked attempt (a sequential test's rule lives with the caller); it
+// returns the attempt as it is afterwards.
+func (s *Store) MoveAttemptPage(ctx context.Context, domainID, id int64, to int, check func(a Attempt) error) (Attempt, error) {
+	var a Attempt
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		if a, err = attempt(ctx, tx, domainID, id, true); err != nil {
+			return err
+		}
+		if err := check(a); err != nil {
+			return err
+		}
+		if a.Page == to {
+			return nil
+		}
+		a.Page, a.UpdatedAt = to, now()
+		_, err = tx.exec(ctx, "UPDATE quiz_attempts SET page = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
+			a.Page, formatTime(a.UpdatedAt), domainID, id)
+		return err
+	})
+	return a, err
 }
 
 // UpdateAttempt runs edit on the locked attempt and its answers, then

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/payment"
 )
 
 // TestCompatIsTheDefault: a server started with no settings answers in
@@ -365,6 +366,28 @@ func TestWriteIDsAreNumbers(t *testing.T) {
 			id(call("removeclass", "cid", cid), "class_id")
 		}
 	})
+}
+
+// TestPaymentOrderIDIsANumber: apiclasspayment is a write operation too:
+// its order_id is a number in the compat style, a string in seed; the
+// charge id stays a string.
+func TestPaymentOrderIDIsANumber(t *testing.T) {
+	for _, style := range []string{"compat", "seed"} {
+		t.Run(style, func(t *testing.T) {
+			apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+				setGateway(t, e, e.Domain, payment.Settings{Gateway: "test"})
+				classID, priceID := paidClass(t, e, "19.99")
+				ok := vcOK(t, e, "apiclasspayment", payParams(classID, priceID, "4242 4242 4242 4242"))
+				_, isNumber := ok["order_id"].(json.Number)
+				if isNumber != (style == "compat") {
+					t.Errorf("%s: order_id %#v", style, ok["order_id"])
+				}
+				if _, isString := ok["charge_id"].(string); !isString {
+					t.Errorf("charge_id %#v is not a string", ok["charge_id"])
+				}
+			}, func(c *config.Config) { c.ResponseStyle = style })
+		})
+	}
 }
 
 // readOps are the operations TestWriteIDsAreNumbers reads with: records

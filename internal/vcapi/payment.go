@@ -97,7 +97,7 @@ func (a *API) apiClassPayment(ctx context.Context, c *call) (*result, error) {
 // seed's charge_id when paid, the reason in plain words when declined,
 // payKey and checkout_url while the buyer has a checkout page to visit.
 func classPaymentResult(o store.Order) (*result, error) {
-	common := []kv{{"order_id", strconv.FormatInt(o.ID, 10)}, {"amount", money.Money(o.Total).String()}, {"currency", o.Currency}}
+	common := []kv{{"order_id", writeID(o.ID)}, {"amount", money.Money(o.Total).String()}, {"currency", o.Currency}}
 	switch o.Status {
 	case store.OrderPaid, store.OrderRefunded:
 		return action("apiclasspayment", append([]kv{{"charge_id", o.ChargeID}}, common...)...), nil

@@ -442,7 +442,7 @@ func TestRedirectFlowTestGateway(t *testing.T) {
 		if r := post(card); r.StatusCode != http.StatusConflict {
 			t.Errorf("paying twice: %d", r.StatusCode)
 		}
-		o, err := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, start["order_id"].(string)))
+		o, err := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, idString(t, start["order_id"])))
 		if err != nil || o.Status != store.OrderPaid || !strings.HasPrefix(o.ChargeID, "ch_test_") {
 			t.Errorf("order: %+v %v", o, err)
 		}
@@ -481,7 +481,7 @@ func TestRedirectFlowTestGateway(t *testing.T) {
 		if ok := vcOK(t, e, "apiclasspayment", noCard("coupon_code", "HOUR")); ok["amount"] != "10.00" {
 			t.Errorf("coupon after the page expired: %v", ok)
 		}
-		if o, _ := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, abandoned["order_id"].(string))); o.Status != store.OrderFailed ||
+		if o, _ := e.Store.Order(context.Background(), e.Domain.ID, mustInt(t, idString(t, abandoned["order_id"]))); o.Status != store.OrderFailed ||
 			!strings.Contains(o.FailureReason, "expired") {
 			t.Errorf("abandoned order: %s %q", o.Status, o.FailureReason)
 		}
