@@ -224,7 +224,7 @@ func (s *Store) MoveAttemptPage(ctx context.Context, domainID, id int64, to int,
 		if a.Page == to {
 			return nil
 		}
-		a.Page, a.UpdatedAt = to, now()
+		a.Page, a.UpdatedAt = to, s.now()
 		_, err = tx.exec(ctx, "UPDATE quiz_attempts SET page = ?, updated_at = ? WHERE domain_id = ? AND id = ?",
 			a.Page, formatTime(a.UpdatedAt), domainID, id)
 		return err
