@@ -307,7 +307,10 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	return httpx.Log(m.Logger, m.Metrics.Wrap(httpx.Draining(&m.shuttingDown, unavailable, learner.Front(metrics.Route(mux)))))
+	// Metrics wraps the request log, not the reverse: Wrap hands on a copy
+	// of the request, and the log reads the route pattern the mux sets on
+	// the request it was given.
+	return m.Metrics.Wrap(httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(metrics.Route(mux)))))
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
