@@ -253,42 +253,5 @@ func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Leas
 // CloseSittingAttendance writes a leave event at instant at for every join
 // of one sitting that has none (its node died), and returns how many.
 func (s *Store) CloseSittingAttendance(ctx context.Context, k RoomKey, at time.Time) (int, error) {
-	closed := 0
-	err := s.tx(ctx, func(tx db) error {
-		rows, err := tx.query(ctx, `SELECT user_ref, MAX(user_name), MAX(is_teacher), SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
-			FROM attendance_events WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?
-			GROUP BY user_ref HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, k.Domain, k.Class, k.Sitting)
-		if err != nil {
-			return err
-		}
-		type open struct {
-			ref, name  string
-			teacher, n int
-		}
-		var opens []open
-		for rows.Next() {
-			var o open
-			if err := rows.Scan(&o.ref, &o.name, &o.teacher, &o.n); err != nil {
-				rows.Close()
-				return err
-			}
-			opens = append(opens, o)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, o := range opens {
-			for range o.n {
-				if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
-					user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-					k.Domain, k.Class, k.Sitting, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
-					return err
-				}
-				closed++
-			}
-		}
-		return nil
-	})
-	return closed, err
+	return s.closeAttendance(ctx, at, "domain_id = ? AND class_id = ? AND occurrence_seq = ?", k.Domain, k.Class, k.Sitting)
 }

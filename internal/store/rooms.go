@@ -133,12 +133,22 @@ func parseOptionalTime(s string) time.Time {
 // closing them (a crash, a kill) closes them at its restart. It returns how
 // many sessions it closed.
 func (s *Store) CloseOpenAttendance(ctx context.Context, at time.Time) (int, error) {
+	return s.closeAttendance(ctx, at, "")
+}
+
+// closeAttendance writes a leave event at instant at for every join without
+// one among the attendance rows that where (a SQL condition on
+// attendance_events, "" for all) selects, and returns how many it wrote.
+func (s *Store) closeAttendance(ctx context.Context, at time.Time, where string, args ...any) (int, error) {
+	if where != "" {
+		where = "WHERE " + where
+	}
 	closed := 0
 	err := s.tx(ctx, func(tx db) error {
 		rows, err := tx.query(ctx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
 			SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
-			FROM attendance_events GROUP BY domain_id, class_id, occurrence_seq, user_ref
-			HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`)
+			FROM attendance_events `+where+` GROUP BY domain_id, class_id, occurrence_seq, user_ref
+			HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, args...)
 		if err != nil {
 			return err
 		}
