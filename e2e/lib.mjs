@@ -765,6 +765,22 @@ export function serverForTests(name, opts = {}) {
   return server;
 }
 
+// lmsApi answers a caller of the server's LMS API (/api/v1) with the
+// domain's key: (method, path, body) -> JSON, failing on any status >= 300.
+export function lmsApi(server) {
+  return async (method, path, body) => {
+    const r = await fetch(`${server.base}/api/v1${path}`, {
+      method,
+      headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id), 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const json = await r.json();
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
 // pdfText answers the text of a PDF file (pdftotext, UTF-8).
 export async function pdfText(file) {
   const { stdout } = await execFileP('pdftotext', ['-enc', 'UTF-8', file, '-'], { timeout: 30_000 });

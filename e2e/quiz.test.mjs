@@ -10,22 +10,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { serverForTests, CHROMIUM, CHROME_ARGS, artifact, sleep } from './lib.mjs';
+import { serverForTests, CHROMIUM, CHROME_ARGS, artifact, lmsApi, sleep } from './lib.mjs';
 
 const server = serverForTests('quiz');
 let browser;
 
-async function api(method, path, body) {
-  const r = await fetch(`${server.base}/api/v1${path}`, {
-    method,
-    headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id), 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const json = await r.json();
-  assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = lmsApi(server);
 
 const portal = () => `${server.base}/${server.domain.domain_id}/learn`;
 
@@ -266,7 +256,7 @@ describe('test engine', () => {
     await Promise.all([page.waitForSelector('#res'), page.keyboard.press('Enter')]);
     await page.goto(`${portal()}/tests/${testId}`);
     assert.equal(await page.locator('#attempts-left').textContent(), '0');
-    assert.match(await page.locator('form').textContent(), /no attempts left: 1 of 1 used/);
+    assert.match(await page.locator('form').textContent(), /No attempts left: 1 of 1 used\./);
     assert.ok(await page.locator('form button[type=submit]').isDisabled() || await page.locator('input[value=test]').isDisabled());
     await shot(page, 'quiz-no-attempts-left.png');
     await api('POST', '/tests/overrides/set', { testId, email, extra_attempts: 1, time_multiplier: '1.5' });

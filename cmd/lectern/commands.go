@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,14 +24,20 @@ import (
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := config.Default()
-	fs := newFlagSet("serve", "Run the HTTP server: the LMS API under /api/v1, the classroom API under /v2,\nhealth checks at /healthz and /readyz. Migrates the database first.", stderr)
-	cfg.ServeFlags(fs)
+	fs := serveFlagSet(&cfg, stderr)
 	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
 		return err
 	}
 	logger := newLogger(cfg.LogFormat, stderr)
 	m := &server.Main{Config: cfg, Logger: logger}
 	return m.Run(ctx)
+}
+
+// serveFlagSet is serve's flag set, every flag bound to cfg.
+func serveFlagSet(cfg *config.Config, stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet("serve", "Run the HTTP server: the LMS API under /api/v1, the classroom API under /v2,\nhealth checks at /healthz and /readyz. Migrates the database first.\nEvery flag can be set in the environment instead: --data-dir is LECTERN_DATA_DIR.", stderr)
+	cfg.ServeFlags(fs)
+	return fs
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {
@@ -100,6 +107,8 @@ var domainSubcommands = map[string]func(ctx context.Context, args []string, stdo
 	"set-style":     runDomainSetStyle,
 	"set-host":      runDomainSetHost,
 	"set-payment":   runDomainSetPayment,
+	"export":        runDomainExport,
+	"import":        runDomainImport,
 
 	"set-require-purchase": runDomainSetRequirePurchase,
 }
@@ -118,6 +127,8 @@ func runDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "  rotate-key --api sso  make a new secret for the learner portal's JWT entry")
 		fmt.Fprintln(stderr, "  set-payment set a domain's payment gateway (test, stripe or none)")
 		fmt.Fprintln(stderr, "  set-require-purchase  make a student's launch of a paid class need a purchase (on or off)")
+		fmt.Fprintln(stderr, "  export      write a domain's data and files as JSON lines (to move a school)")
+		fmt.Fprintln(stderr, "  import      read an export into this server as a new domain")
 		if len(args) == 0 {
 			return errUsage
 		}

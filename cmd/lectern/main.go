@@ -6,6 +6,8 @@
 //	lectern domain list                list tenants
 //	lectern domain rotate-key ...      replace one of a tenant's keys
 //	lectern recording import ...       add a recording file to a class
+//	lectern backup --to FILE           back up a SQLite install while it serves
+//	lectern restore --from FILE        put a backup back into a data dir
 //	lectern version                    print the version
 package main
 
@@ -38,6 +40,8 @@ func commands() []command {
 		{"domain", "manage domains (tenants): create, list, rotate-key, set-plan, set-style", runDomain},
 		{"recording", "import a recording file for a live class", runRecording},
 		{"blob", "copy the blobs folder to an S3-compatible store: migrate", runBlob},
+		{"backup", "write a backup archive of a SQLite install while it serves", runBackup},
+		{"restore", "put a backup archive back into a data dir", runRestore},
 		{"version", "print the version", runVersion},
 	}
 }

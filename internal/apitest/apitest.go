@@ -39,25 +39,61 @@ type Backend struct {
 	URL  string // "" for SQLite
 }
 
-// Backends returns the backends to test. It fails t under CI when
-// PostgreSQL is not configured; otherwise it reports the PostgreSQL run as a
-// skipped subtest "postgres" (a benchmark only logs it).
+// SQLite is the SQLite backend, for a test that runs on SQLite only.
+var SQLite = Backend{Name: "sqlite"}
+
+// Backends returns the backends to test: SQLite, and PostgreSQL when
+// LECTERN_TEST_DATABASE_URL is set. Without it the PostgreSQL run is a
+// visible SKIP (a skipped subtest or sub-benchmark "postgres", shown by
+// go test -v and counted by go test -json), and under CI (CI set) a failure.
 func Backends(t testing.TB) []Backend {
-	bs := []Backend{{Name: "sqlite"}}
-	if u := os.Getenv(EnvDatabaseURL); u != "" {
+	t.Helper()
+	bs := []Backend{SQLite}
+	u, why, fatal := postgresURL(os.Getenv)
+	switch {
+	case u != "":
 		bs = append(bs, Backend{Name: "postgres", URL: u})
-	} else if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not set; CI must run the PostgreSQL suite", EnvDatabaseURL)
-	} else {
-		// A visible SKIP (go test -v, go test -json), not a log line.
-		msg := fmt.Sprintf("%s not set: PostgreSQL run skipped (set it to postgres://... to run it)", EnvDatabaseURL)
-		if tt, ok := t.(*testing.T); ok {
-			tt.Run("postgres", func(t *testing.T) { t.Skip(msg) })
-		} else {
-			t.Log(msg)
+	case fatal:
+		t.Fatal(why)
+	default:
+		switch tt := t.(type) {
+		case *testing.T:
+			tt.Run("postgres", func(t *testing.T) { t.Skip(why) })
+		case *testing.B:
+			tt.Run("postgres", func(b *testing.B) { b.Skip(why) })
+		default:
+			t.Log(why)
 		}
 	}
 	return bs
+}
+
+// Postgres returns the PostgreSQL backend for a test that needs PostgreSQL
+// (the cluster tables, several nodes). Without LECTERN_TEST_DATABASE_URL it
+// skips t with the reason, and under CI it fails t.
+func Postgres(t testing.TB) Backend {
+	t.Helper()
+	u, why, fatal := postgresURL(os.Getenv)
+	if u == "" {
+		if fatal {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return Backend{Name: "postgres", URL: u}
+}
+
+// postgresURL decides the PostgreSQL run from the environment: the URL, or
+// why there is none and whether that is fatal (under CI, where every
+// PostgreSQL run must happen).
+func postgresURL(getenv func(string) string) (u, why string, fatal bool) {
+	if u = getenv(EnvDatabaseURL); u != "" {
+		return u, "", false
+	}
+	if getenv("CI") != "" {
+		return "", EnvDatabaseURL + " is not set; CI must run the PostgreSQL tests", true
+	}
+	return "", EnvDatabaseURL + " not set: PostgreSQL run skipped (set it to postgres://... to run it)", false
 }
 
 // IsolatedURL creates a fresh schema in the PostgreSQL database at base

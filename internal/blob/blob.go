@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,26 +42,56 @@ type File interface {
 // ErrNotFound is returned by Open for a missing key.
 var ErrNotFound = errors.New("blob not found")
 
-// Dir is a Store in a folder. Keys are relative paths of the form
-// prefix/random-hex.
+// Dir is a Store in a folder. Keys are relative slash paths of the form
+// prefix/random-hex. Every file operation goes through an os.Root opened
+// on the folder, so no key, and no symbolic link inside the folder, reaches
+// a file outside it.
 type Dir struct{ Root string }
 
-// Put writes the blob to a temporary file and renames it into place, so a
-// reader never sees half a file.
+// root opens the folder as an os.Root, creating it when missing.
+func (d Dir) root() (*os.Root, error) {
+	if err := os.MkdirAll(d.Root, 0o750); err != nil {
+		return nil, err
+	}
+	return os.OpenRoot(d.Root)
+}
+
+// Put writes r under a new key made from prefix.
 func (d Dir) Put(prefix string, r io.Reader) (string, int64, error) {
 	if strings.Contains(prefix, "..") {
 		return "", 0, fmt.Errorf("blob: bad prefix %q", prefix)
 	}
 	b := make([]byte, 16)
 	rand.Read(b)
-	key := filepath.ToSlash(filepath.Join(prefix, hex.EncodeToString(b)))
-	path := filepath.Join(d.Root, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return "", 0, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".upload-*")
+	key := path.Join(filepath.ToSlash(prefix), hex.EncodeToString(b))
+	n, err := d.PutAt(key, r)
 	if err != nil {
 		return "", 0, err
+	}
+	return key, n, nil
+}
+
+// PutAt writes the blob of key to a temporary file and renames it into
+// place, so a reader never sees half a file.
+func (d Dir) PutAt(key string, r io.Reader) (int64, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	root, err := d.root()
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	dir := path.Dir(key)
+	if err := root.MkdirAll(dir, 0o750); err != nil {
+		return 0, err
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	tmpName := path.Join(dir, ".upload-"+hex.EncodeToString(b))
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if err != nil {
+		return 0, err
 	}
 	n, err := io.Copy(tmp, r)
 	if err == nil {
@@ -70,30 +101,26 @@ func (d Dir) Put(prefix string, r io.Reader) (string, int64, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = root.Rename(tmpName, key)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		return "", 0, err
+		root.Remove(tmpName)
+		return 0, err
 	}
-	return key, n, nil
-}
-
-func (d Dir) path(key string) (string, error) {
-	clean := filepath.Clean(filepath.FromSlash(key))
-	if key == "" || filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
-		return "", fmt.Errorf("blob: bad key %q", key)
-	}
-	return filepath.Join(d.Root, clean), nil
+	return n, nil
 }
 
 // Open opens a blob.
 func (d Dir) Open(key string) (File, error) {
-	p, err := d.path(key)
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	root, err := d.root()
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	defer root.Close()
+	f, err := root.Open(key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
 	}
@@ -101,6 +128,9 @@ func (d Dir) Open(key string) (File, error) {
 		return nil, err
 	}
 	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("blob: %q is not a file", key)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -108,13 +138,28 @@ func (d Dir) Open(key string) (File, error) {
 	return &file{File: f, info: st}, nil
 }
 
+// Path returns the file name of a blob for a program that reads it by name
+// (ffprobe). The blob must be a regular file inside the folder.
+func (d Dir) Path(key string) (string, error) {
+	f, err := d.Open(key)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return filepath.Join(d.Root, filepath.FromSlash(key)), nil
+}
+
 // Delete removes a blob.
 func (d Dir) Delete(key string) error {
-	p, err := d.path(key)
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	root, err := d.root()
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	defer root.Close()
+	if err := root.Remove(key); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -105,7 +105,7 @@ func (i *Issuer) Revoke(ctx context.Context, domainID, id int64, reason string) 
 // ForUser returns the user's certificates, newest first (revoked ones
 // included; the portal shows their state).
 func (i *Issuer) ForUser(ctx context.Context, domainID, userID int64) ([]store.Certificate, error) {
-	cs, _, err := i.Store.ListCertificates(ctx, domainID, store.CertificateFilter{UserID: userID})
+	cs, _, err := i.Store.ListCertificates(ctx, domainID, store.CertificateFilter{UserID: userID}, store.Page{})
 	return cs, err
 }
 

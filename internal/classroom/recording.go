@@ -39,6 +39,17 @@ type Recordings struct {
 	// Blobs is the blob store the files end in (see recording_blobs.go);
 	// nil means BlobRoot itself.
 	Blobs blob.Store
+	// Fence returns the lease this node holds a room under (on a
+	// cluster): a recorder's rows and files are written under it, and
+	// refused once another node took the room over. nil fences nothing.
+	Fence func(k room.Key) store.Fence
+}
+
+func (rs *Recordings) fence(k room.Key) store.Fence {
+	if rs.Fence == nil {
+		return store.Fence{}
+	}
+	return rs.Fence(k)
 }
 
 func (rs *Recordings) now() time.Time {
@@ -53,7 +64,13 @@ func (rs *Recordings) Factory(k room.Key, c lms.LiveClass, media room.Media, onE
 	b := make([]byte, 8)
 	rand.Read(b)
 	prefix := path.Join("recordings", fmt.Sprint(k.Domain), fmt.Sprintf("%d-%d-%s", k.Class, k.Sitting, hex.EncodeToString(b)))
-	sr := &sittingRecorder{rs: rs, key: k, class: c, prefix: prefix, rows: map[int]lms.Recording{}}
+	// A sitting recorded before (on a node that died, or before a
+	// restart) goes on in its next segment.
+	first, err := rs.Store.NextRecordingSegment(context.Background(), k.Domain, k.Class, k.Sitting)
+	if err != nil {
+		return nil, err
+	}
+	sr := &sittingRecorder{rs: rs, key: k, class: c, prefix: prefix, rows: map[int]lms.Recording{}, segment: first, first: first}
 	opts := record.Options{Join: c.IsVideo == 1, OnError: onError, Now: rs.Now, Logger: rs.Logger}
 	if m, ok := media.(*sfuMedia); ok {
 		sr.media = m
@@ -79,6 +96,7 @@ type sittingRecorder struct {
 	mu      sync.Mutex
 	started bool
 	segment int
+	first   int                   // the segment this recorder started at
 	rows    map[int]lms.Recording // by segment
 }
 
@@ -102,7 +120,7 @@ func (s *sittingRecorder) Start() error {
 	if first || s.class.IsVideo == 0 {
 		seg := s.segment
 		now := s.rs.now().UTC()
-		r, err := s.rs.Store.AddRecording(context.Background(), s.key.Domain, lms.Recording{ClassID: s.key.Class,
+		r, err := s.rs.Store.AddFencedRecording(context.Background(), s.key.Domain, s.rs.fence(s.key), lms.Recording{ClassID: s.key.Class,
 			Name: fmt.Sprintf("%s, sitting %d, part %d", s.class.Title, s.key.Sitting, seg+1), FName: "",
 			ContentType: "video/webm", Status: 1, DateRecorded: now.Format("2006-01-02 15:04:05"),
 			State: lms.RecordingActive, OccurrenceSeq: s.key.Sitting, Segment: seg})
@@ -148,19 +166,26 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 	}
 	slices.Sort(segs)
 	teachers := s.teacherIDs()
+	// A node that lost the room copies nothing: its rows are no longer
+	// its own (the new owner marked them failed).
+	fence := s.rs.fence(s.key)
+	if err := s.rs.Store.CheckFence(ctx, fence); err != nil {
+		s.rs.Logger.Warn("a recording of a room another node took over is not kept", "class", s.key.Class, "err", err)
+		return
+	}
 	uploadErr := s.rs.uploadSitting(s.prefix)
 	if uploadErr != nil {
 		s.rs.Logger.Error("copy a recording's files to the blob store", "class", s.key.Class, "err", uploadErr)
 		recErr = errors.Join(recErr, uploadErr)
 	}
-	for i, seg := range segs {
+	for _, seg := range segs {
 		r := rows[seg]
 		var out []lms.RecordingFile
 		spans := map[string][]record.Span{} // of the files with cuts, by blob key
 		var start, end int64 = -1, 0
 		for _, f := range files {
 			// Joined (isVideo 1): one row holds every file.
-			if s.class.IsVideo == 0 && f.Segment != seg {
+			if s.class.IsVideo == 0 && s.first+f.Segment != seg {
 				continue
 			}
 			ctype := `video/webm; codecs="vp8"`
@@ -195,10 +220,10 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		}
 		main := mainFile(out, teachers)
 		r.BlobKey, r.Name, r.ContentType, r.Size = main.BlobKey, main.Name, main.ContentType, main.Size
-		if i > 0 || s.class.IsVideo == 0 {
+		if seg > 0 || s.class.IsVideo == 0 {
 			r.Name = fmt.Sprintf("part%d-%s", seg+1, main.Name)
 		}
-		if err := s.rs.Store.FinishRecording(ctx, s.key.Domain, r, out); err != nil {
+		if err := s.rs.Store.FinishFencedRecording(ctx, s.key.Domain, fence, r, out); err != nil {
 			s.rs.Logger.Error("finish a recording", "class", s.key.Class, "recording", r.ID, "err", err)
 			continue
 		}

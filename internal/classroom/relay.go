@@ -41,6 +41,10 @@ func (p *Pages) rooms() Rooms {
 	return p.Hub
 }
 
+// relayDial bounds the connection to the owner of a relayed classroom
+// WebSocket.
+const relayDial = 2 * time.Second
+
 // relay pipes the classroom WebSocket ws to the same route on the node at
 // owner, starting with the hello already read. Messages pass unchanged both
 // ways until either side closes; the owner's close status and reason are
@@ -51,7 +55,11 @@ func (p *Pages) relay(ctx context.Context, r *http.Request, ws *websocket.Conn, 
 	if o := r.Header.Get("Origin"); o != "" {
 		h.Set("Origin", o)
 	}
-	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Nodes answer each other in milliseconds; a node that does not
+	// within relayDial is taken for dead, and the client retries (on its
+	// next attempt, the room is waited for and taken over: see
+	// docs/ops/cluster.md).
+	dctx, cancel := context.WithTimeout(ctx, relayDial)
 	up, _, err := websocket.Dial(dctx, u, &websocket.DialOptions{HTTPHeader: h, Host: r.Host})
 	cancel()
 	if err != nil {

@@ -53,8 +53,28 @@ type Cluster struct {
 	Client *http.Client
 
 	mu     sync.Mutex
-	idle   map[room.Key]int // heartbeats seen holding a lease without an open room
-	lastOK time.Time        // last heartbeat that reached the database
+	idle   map[room.Key]int   // heartbeats seen holding a lease without an open room
+	lastOK time.Time          // last heartbeat that reached the database
+	epochs map[room.Key]int64 // the leases this node holds, with their epochs
+}
+
+// Fence is the lease this node holds room k under, for the room's writes
+// (the hub's and the recorder's Fence). A room this node does not hold
+// gets epoch 0, which no lease has: its writes are refused.
+func (c *Cluster) Fence(k room.Key) store.Fence {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return store.Fence{Key: storeKey(k), Node: c.Self.ID, Epoch: c.epochs[k]}
+}
+
+// held notes the epoch of a lease this node holds.
+func (c *Cluster) held(k room.Key, epoch int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.epochs == nil {
+		c.epochs = map[room.Key]int64{}
+	}
+	c.epochs[k] = epoch
 }
 
 // NewNodeID is a node id for a process started without one: the host name
@@ -121,31 +141,64 @@ func (c *Cluster) Leave(ctx context.Context) error {
 func (c *Cluster) Route(ctx context.Context, k room.Key, r *http.Request) (string, error) {
 	relayed := r != nil && c.verifyRelay(r.Header.Get(relayHeader))
 	candidate := c.Self.ID
+	live := map[string]bool{}
 	if !relayed {
-		// Candidates have renewed within two rounds: a node that missed
-		// them is likely dead and gets no new rooms.
-		nodes, err := c.Store.Nodes(ctx, c.ttl()*2/3)
+		// Live nodes renewed within a round and a half (they renew every
+		// third of the TTL): a node that did not is likely dead, gets no
+		// new rooms, and its rooms are waited for (below).
+		nodes, err := c.Store.Nodes(ctx, c.ttl()/2)
 		if err != nil {
 			return "", err
 		}
 		if len(nodes) > 0 {
 			candidate = nodes[0].ID
 		}
+		for _, n := range nodes {
+			live[n.ID] = true
+		}
 	}
 	l, err := c.Store.ClaimRoom(ctx, storeKey(k), candidate, c.ttl())
 	if err != nil {
 		return "", err
 	}
+	// The holder missed its last renewal: it is most likely dead.
+	// Rather than send the client to it (the client would fail, back off
+	// and come back later), hold the hello until the lease expires and
+	// the room can be taken over (at most TTL; the hello's own timeout
+	// bounds the wait).
+	for give := time.Now().Add(c.ttl()); !relayed && l.Node != candidate && !live[l.Node]; {
+		select {
+		case <-ctx.Done():
+			return c.nodeURL(context.WithoutCancel(ctx), l.Node)
+		case <-time.After(takeoverPoll):
+		}
+		if time.Now().After(give) {
+			break // it renews after all: it lives
+		}
+		if l, err = c.Store.ClaimRoom(ctx, storeKey(k), candidate, c.ttl()); err != nil {
+			return "", err
+		}
+	}
 	if l.Previous != "" {
 		c.tookOver(ctx, l)
 	}
 	if l.Node == c.Self.ID {
+		c.held(k, l.Epoch)
 		return "", nil
 	}
 	if relayed {
 		return "", errors.New("cluster: a relayed room lives on yet another node; the client will retry")
 	}
-	n, err := c.Store.Node(ctx, l.Node)
+	return c.nodeURL(ctx, l.Node)
+}
+
+// takeoverPoll is how often a hello waiting for a dead node's lease to
+// expire tries to take the room.
+const takeoverPoll = 200 * time.Millisecond
+
+// nodeURL is the internal URL of node id.
+func (c *Cluster) nodeURL(ctx context.Context, id string) (string, error) {
+	n, err := c.Store.Node(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -153,7 +206,9 @@ func (c *Cluster) Route(ctx context.Context, k room.Key, r *http.Request) (strin
 }
 
 // tookOver finishes what a dead owner left of a room: its attendance
-// sessions end at its last heartbeat.
+// sessions end at its last heartbeat, and the recording segments it was
+// making fail (their files stayed on its disk; the recording goes on in a
+// new segment on the new owner).
 func (c *Cluster) tookOver(ctx context.Context, l store.Lease) {
 	at := l.PreviousHeartbeat
 	if at.IsZero() {
@@ -164,8 +219,12 @@ func (c *Cluster) tookOver(ctx context.Context, l store.Lease) {
 		c.logger().Error("close a dead node's attendance sessions", "class", l.Key.Class, "err", err)
 		return
 	}
+	segs, err := c.Store.FailActiveRecordings(ctx, l.Key)
+	if err != nil {
+		c.logger().Error("close a dead node's recording segments", "class", l.Key.Class, "err", err)
+	}
 	c.logger().Info("room taken over from a node that stopped", "class", l.Key.Class, "sitting", l.Key.Sitting,
-		"from", l.Previous, "to", l.Node, "epoch", l.Epoch, "sessions_closed", n)
+		"from", l.Previous, "to", l.Node, "epoch", l.Epoch, "sessions_closed", n, "segments_lost", segs)
 }
 
 // Run renews this node's leases every TTL/3 until ctx is done, closes the
@@ -209,6 +268,19 @@ func (c *Cluster) Beat(ctx context.Context) {
 	mine := map[room.Key]int64{}
 	for _, l := range held {
 		mine[room.Key{Domain: l.Key.Domain, Class: l.Key.Class, Sitting: l.Key.Sitting}] = l.Epoch
+	}
+	// The leases held are the ones renewed (a claim made since this
+	// heartbeat's statement is kept for the next one).
+	if c.epochs == nil {
+		c.epochs = map[room.Key]int64{}
+	}
+	for k := range c.epochs {
+		if _, ok := mine[k]; !ok && c.Hub.Room(k) == nil {
+			delete(c.epochs, k)
+		}
+	}
+	for k, e := range mine {
+		c.epochs[k] = e
 	}
 	var release []room.Key
 	for k := range mine {

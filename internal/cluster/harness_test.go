@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -24,7 +25,9 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 	"github.com/lectern-lms/lectern/internal/blob/blobtest"
+	"github.com/lectern-lms/lectern/internal/cluster"
 	"github.com/lectern-lms/lectern/internal/schedule"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // The multi-node harness: three real `lectern serve` processes on
@@ -36,7 +39,9 @@ import (
 // attendance closes the dead node's sessions and opens new ones, and that
 // a file shared before the kill downloads from another node.
 
-const leaseTTL = 3 * time.Second
+// leaseTTL is the default (cluster.DefaultTTL): the times measured are
+// those of a production cluster.
+const leaseTTL = cluster.DefaultTTL
 
 // Each node limits a key to rateLimit requests a second with bursts of
 // rateBurst, on its own.
@@ -59,6 +64,7 @@ type harness struct {
 	db     string
 	nodes  []*node
 	ckey   string
+	lkey   string
 	domain int64
 	client *http.Client
 }
@@ -82,13 +88,7 @@ func freePort(t *testing.T) int {
 }
 
 func startHarness(t *testing.T, n int) *harness {
-	base := os.Getenv(apitest.EnvDatabaseURL)
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not set; CI must run the cluster harness", apitest.EnvDatabaseURL)
-		}
-		t.Skipf("%s not set: the cluster harness needs PostgreSQL", apitest.EnvDatabaseURL)
-	}
+	base := apitest.Postgres(t).URL // the cluster needs PostgreSQL
 	s3 := blobtest.Start(t)
 	s3cfg := s3.Config(t, "cluster")
 	h := &harness{t: t, bin: buildLectern(t), db: apitest.IsolatedURL(t, base), client: &http.Client{Timeout: 20 * time.Second}}
@@ -97,13 +97,14 @@ func startHarness(t *testing.T, n int) *harness {
 		t.Fatalf("domain create: %v %s", err, out)
 	}
 	var keys struct {
+		LMSKey       string `json:"api_key"`
 		ClassroomKey string `json:"classroom_api_key"`
 		DomainID     int64  `json:"domain_id"`
 	}
 	if err := json.Unmarshal(out, &keys); err != nil || keys.ClassroomKey == "" {
 		t.Fatalf("domain create: %s", out)
 	}
-	h.ckey, h.domain = keys.ClassroomKey, keys.DomainID
+	h.ckey, h.lkey, h.domain = keys.ClassroomKey, keys.LMSKey, keys.DomainID
 	for i := range n {
 		port := freePort(t)
 		nd := &node{id: fmt.Sprintf("node%d", i+1), url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &bytes.Buffer{}}
@@ -209,10 +210,12 @@ type client struct {
 	mu     sync.Mutex
 	events []map[string]any
 	closed chan struct{}
+	rtc    chan map[string]any // its media client's signals, when it has one
 }
 
 func (h *harness) connect(c *client, nd *node) (map[string]any, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// The browser client waits 15 s for its welcome (HELLO_TIMEOUT).
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(nd.url, "http")+"/classroom/ws", nil)
 	if err != nil {
@@ -240,6 +243,9 @@ func (h *harness) connect(c *client, nd *node) (map[string]any, error) {
 	}
 	c.ws, c.via, c.conn = ws, nd, w["conn"].(string)
 	c.seq, _ = w["seq"].(float64)
+	c.mu.Lock()
+	c.events = nil // the events of this connection
+	c.mu.Unlock()
 	c.closed = make(chan struct{})
 	go func() {
 		defer close(c.closed)
@@ -255,7 +261,11 @@ func (h *harness) connect(c *client, nd *node) (map[string]any, error) {
 			if s, ok := m["seq"].(float64); ok {
 				c.seq = s
 			}
+			rtc := c.rtc
 			c.mu.Unlock()
+			if rtc != nil && m["type"] == "rtc" {
+				rtc <- m
+			}
 		}
 	}()
 	return w, nil
@@ -296,7 +306,28 @@ func chatEvent(text string) func(map[string]any) bool {
 	}
 }
 
+// tryUpload shares a file and returns the HTTP status.
+func (h *harness) tryUpload(nd *node, session, name string, content []byte) int {
+	h.t.Helper()
+	resp := h.postFile(nd, session, name, content)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func (h *harness) upload(nd *node, session, name string, content []byte) map[string]any {
+	h.t.Helper()
+	resp := h.postFile(nd, session, name, content)
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	if resp.StatusCode != 201 {
+		h.t.Fatalf("upload via %s: %d %v", nd.id, resp.StatusCode, m)
+	}
+	return m
+}
+
+func (h *harness) postFile(nd *node, session, name string, content []byte) *http.Response {
 	h.t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -310,13 +341,7 @@ func (h *harness) upload(nd *node, session, name string, content []byte) map[str
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	if resp.StatusCode != 201 {
-		h.t.Fatalf("upload via %s: %d %v", nd.id, resp.StatusCode, m)
-	}
-	return m
+	return resp
 }
 
 func TestClusterHarness(t *testing.T) {
@@ -331,7 +356,8 @@ func TestClusterHarness(t *testing.T) {
 	london, _ := schedule.ZoneByID(28)
 	start := time.Now().In(london.Loc).Truncate(time.Minute).Add(-5 * time.Minute)
 	end := start.Add(40 * time.Minute)
-	class := h.call(h.nodes[0], "schedule", url.Values{"title": {"Cluster"}, "timezone": {"28"},
+	h.lmsScenario()
+	class := h.call(h.nodes[0], "schedule", url.Values{"title": {"Cluster"}, "timezone": {"28"}, "record": {"1"},
 		"date": {start.Format(time.DateOnly)}, "start_time": {start.Format("15:04")}, "end_time": {end.Format("15:04")}})
 	id := fmt.Sprint(class["class_id"])
 	if class["class_id"] == nil {
@@ -406,7 +432,26 @@ func TestClusterHarness(t *testing.T) {
 		}
 		t.Logf("ping round trip of %s (%s via %s): p50 %v, p90 %v", c.name, how, c.via.id, rtts[len(rtts)/2], rtts[len(rtts)*9/10])
 	}
-	// A file shared through a node that is not the owner reaches the room.
+	// Media: synthetic WebRTC clients publish and receive through the
+	// owner's UDP port. The teacher lets bob use his microphone (a
+	// per-student permission), ann raises her hand, the teacher starts
+	// recording.
+	medias := map[*client]*media{teacher: newMedia(t, teacher), ann: newMedia(t, ann), bob: newMedia(t, bob)}
+	teacher.send(t, map[string]any{"type": "moderate", "userId": "s2", "action": "allow-media"})
+	bob.wait(t, "media allowed", func(m map[string]any) bool { return m["key"] == "media-allowed" })
+	ann.send(t, map[string]any{"type": "hand", "up": true})
+	teacher.wait(t, "ann's hand", func(m map[string]any) bool { return m["kind"] == "hands" && fmt.Sprint(m["hands"]) == "[s1]" })
+	teacher.send(t, map[string]any{"type": "room", "action": "record"})
+	teacher.wait(t, "recording on", func(m map[string]any) bool { return m["kind"] == "recording" && m["recording"] == true })
+	medias[teacher].publish("tmic")
+	medias[bob].publish("bmic")
+	medias[ann].flowing(t, "before the kill", 15*time.Second)
+	medias[teacher].flowing(t, "bob's microphone before the kill", 15*time.Second)
+
+	// The added latency of a forwarded call: ann (who may not share files)
+	// tries to share one through the owner (it answers itself) and through
+	// another node (which forwards one call, "may this user share", to the
+	// owner); both refuse before storing anything. Reported, not asserted.
 	var other *node
 	for _, nd := range h.nodes {
 		if nd != owner {
@@ -414,9 +459,29 @@ func TestClusterHarness(t *testing.T) {
 			break
 		}
 	}
+	refusal := func(nd *node) time.Duration {
+		var ds []time.Duration
+		for range 40 {
+			t0 := time.Now()
+			if status := h.tryUpload(nd, ann.session, "x.txt", []byte("x")); status != http.StatusForbidden {
+				t.Fatalf("ann shared a file via %s: %d", nd.id, status)
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	direct, forwarded := refusal(owner), refusal(other)
+	t.Logf("refused file share p50: on the owner %v, through another node %v: a forwarded call adds %v",
+		direct.Round(10*time.Microsecond), forwarded.Round(10*time.Microsecond), (forwarded - direct).Round(10*time.Microsecond))
+
+	// A file shared through a node that is not the owner reaches the room.
 	content := bytes.Repeat([]byte("shared before the kill\n"), 5000)
 	h.upload(other, teacher.session, "notes.txt", content)
-	fileEv := ann.wait(t, "the shared file", func(m map[string]any) bool { return m["kind"] == "file" })
+	fileEv := ann.wait(t, "the shared file", func(m map[string]any) bool {
+		f, _ := m["file"].(map[string]any)
+		return m["kind"] == "file" && f != nil && f["name"] == "notes.txt"
+	})
 	fileURL := fileEv["file"].(map[string]any)["url"].(string)
 
 	// kill -9 of the owner mid-class.
@@ -446,28 +511,57 @@ func TestClusterHarness(t *testing.T) {
 	}
 	reconnected := map[string]time.Duration{}
 	welcomes := map[string]map[string]any{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for i, c := range []*client{teacher, ann, bob} {
-		if c.via != owner {
-			<-c.closed // a relayed connection closes when the owner dies
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for attempt := 0; ; attempt++ {
-			ta := time.Now()
-			w, err := h.connect(c, live[(i+attempt)%len(live)])
-			if os.Getenv("LECTERN_HARNESS_DEBUG") != "" {
-				t.Logf("%s attempt %d at +%v took %v: %v", c.name, attempt, ta.Sub(killed), time.Since(ta), err)
+		wg.Go(func() {
+			if c.via != owner {
+				<-c.closed // a relayed connection closes when the owner dies
 			}
-			if err == nil {
-				reconnected[c.name] = time.Since(killed)
-				welcomes[c.name] = w
-				break
+			deadline := time.Now().Add(30 * time.Second)
+			for attempt := 0; ; attempt++ {
+				// The browser client's back-off (web/classroom client.ts):
+				// a random wait between half and all of min(15 s, 0.5 s x 2^n).
+				base := min(15*time.Second, 500*time.Millisecond<<attempt)
+				time.Sleep(base/2 + rand.N(base/2))
+				ta := time.Now()
+				w, err := h.connect(c, live[(i+attempt)%len(live)])
+				if os.Getenv("LECTERN_HARNESS_DEBUG") != "" {
+					t.Logf("%s attempt %d at +%v took %v: %v", c.name, attempt, ta.Sub(killed), time.Since(ta), err)
+				}
+				if err == nil {
+					mu.Lock()
+					reconnected[c.name] = time.Since(killed)
+					welcomes[c.name] = w
+					mu.Unlock()
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s did not reconnect: %v", c.name, err)
+					return
+				}
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not reconnect: %v", c.name, err)
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
+		})
 	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	// Media resumes: the clients negotiate again with the new owner (as
+	// the browser client does after a reconnect); bob's microphone is
+	// accepted only if his permission moved with the room.
+	for _, m := range medias {
+		m.reset()
+	}
+	medias[teacher].publish("tmic")
+	medias[bob].publish("bmic")
+	resumed := medias[ann].flowing(t, "after the takeover", 15*time.Second)
+	medias[teacher].flowing(t, "bob's microphone after the takeover", 15*time.Second)
+	t.Logf("media flowing again %v after the kill", resumed.Sub(killed).Round(10*time.Millisecond))
+	if d := resumed.Sub(killed); d > 15*time.Second {
+		t.Errorf("media resumed %v after the kill; the bound is 15 s", d)
+	}
+
 	var slowest time.Duration
 	for name, d := range reconnected {
 		t.Logf("%s reconnected %v after the kill", name, d.Round(10*time.Millisecond))
@@ -501,6 +595,46 @@ func TestClusterHarness(t *testing.T) {
 			t.Errorf("%s: the shared file is missing after the takeover", name)
 		}
 	}
+	// Hands and permissions as they were: ann's hand is up again as soon
+	// as she is back (in her welcome and in the welcome of those who came
+	// after her; as an event for those who came before).
+	for name, c := range map[string]*client{"teacher": teacher, "ann": ann, "bob": bob} {
+		snap, _ := welcomes[name]["snapshot"].(map[string]any)
+		if fmt.Sprint(snap["hands"]) == "[s1]" {
+			continue
+		}
+		if name == "ann" {
+			t.Errorf("ann's welcome after the takeover: hands %v; want [s1]", snap["hands"])
+		}
+		c.wait(t, "ann's hand after the takeover", func(m map[string]any) bool { return m["kind"] == "hands" && fmt.Sprint(m["hands"]) == "[s1]" })
+	}
+	if perms := fmt.Sprint(welcomes["bob"]["permissions"]); !strings.Contains(perms, "audio") {
+		t.Errorf("bob's microphone permission was lost in the takeover: %v", perms)
+	}
+	if perms := fmt.Sprint(welcomes["ann"]["permissions"]); strings.Contains(perms, "audio") {
+		t.Errorf("ann gained a microphone in the takeover: %v", perms)
+	}
+	// The recording goes on in a new segment on the new owner; the dead
+	// owner's segment failed (its files stayed on its disk).
+	segments := func() map[int]string {
+		rows, err := db.Query(`SELECT segment, state FROM recordings ORDER BY segment`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int]string{}
+		for rows.Next() {
+			var seg int
+			var state string
+			rows.Scan(&seg, &state)
+			out[seg] = state
+		}
+		return out
+	}
+	if got := segments(); len(got) != 2 || got[0] != "failed" || got[1] != "recording" {
+		t.Errorf("recording segments after the takeover: %v; want 0 failed, 1 recording", got)
+	}
+
 	// Chat goes on.
 	teacher.send(t, map[string]any{"type": "chat", "text": "after"})
 	for _, c := range []*client{teacher, ann, bob} {
@@ -546,10 +680,33 @@ func TestClusterHarness(t *testing.T) {
 		}
 	}
 
-	// A rotated key stops working on every node at once: there is no key
-	// cache, each request checks the key's hash in the database.
+	// The teacher ends the class: the new owner finishes its segment
+	// (copied to S3, ready).
+	teacher.send(t, map[string]any{"type": "room", "action": "end"})
+	deadline := time.Now().Add(30 * time.Second)
+	for segments()[1] != "ready" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the segment recorded after the takeover never became ready: %v", segments())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// A rotated key stops working on every node within the key cache's
+	// TTL (store.KeyCacheTTL, the bound docs/ops/cluster.md states): each
+	// node trusts a verified key that long without asking the database.
+	// The rotation here is the `lectern domain` command, another process,
+	// so no node hears of it; a rotation through a node's own Store is
+	// refused by that node at once (internal/store's
+	// TestRotatedKeyRefusedAtOnceByTheRotatingStore). The new key works at
+	// once everywhere: only verified keys are cached.
+	for _, nd := range live {
+		if status := h.plan(nd, h.ckey); status != http.StatusOK { // cached on every node now
+			t.Fatalf("old key via %s before the rotation: %d", nd.id, status)
+		}
+	}
 	out, err := exec.Command(h.bin, "domain", "rotate-key", "--domain", fmt.Sprint(h.domain), "--api", "classroom", "--json",
 		"--database-url", h.db, "--data-dir", t.TempDir()).CombinedOutput()
+	rotatedAt := time.Now()
 	var rotated struct {
 		Key string `json:"classroom_api_key"`
 	}
@@ -557,17 +714,27 @@ func TestClusterHarness(t *testing.T) {
 		t.Fatalf("rotate-key: %v %s", err, out)
 	}
 	for _, nd := range live {
-		if status := h.plan(nd, h.ckey); status != http.StatusUnauthorized {
-			t.Errorf("old key via %s right after the rotation: %d", nd.id, status)
-		}
 		if status := h.plan(nd, rotated.Key); status != http.StatusOK {
-			t.Errorf("new key via %s: %d", nd.id, status)
+			t.Errorf("new key via %s right after the rotation: %d", nd.id, status)
+		}
+	}
+	bound := store.KeyCacheTTL + time.Second // the TTL and a margin for a loaded machine
+	for _, nd := range live {
+		for h.plan(nd, h.ckey) != http.StatusUnauthorized {
+			if time.Since(rotatedAt) > bound {
+				t.Errorf("old key via %s still accepted %v after the rotation (bound %v)", nd.id, time.Since(rotatedAt).Round(time.Millisecond), bound)
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 
 	// Rate limits are per node: through N nodes a key gets at most N times
 	// a node's burst plus N times its rate (the bound docs/ops/cluster.md
-	// states); through one node, one node's.
+	// states); through one node, one node's. The rotation checks above
+	// spent tokens of the domain's buckets on some nodes: wait until every
+	// bucket is full again.
+	time.Sleep(time.Duration(float64(rateBurst)/rateLimit*float64(time.Second)) + time.Second)
 	t0 := time.Now()
 	allowed := 0
 	for i := range 120 {
@@ -575,10 +742,10 @@ func TestClusterHarness(t *testing.T) {
 			allowed++
 		}
 	}
-	bound := len(live) * (rateBurst + int(rateLimit*time.Since(t0).Seconds()+1))
-	t.Logf("rate limit: %d of 120 requests through %d nodes allowed in %v (bound %d)", allowed, len(live), time.Since(t0).Round(time.Millisecond), bound)
-	if allowed > bound || allowed < rateBurst+1 {
-		t.Errorf("rate limit across %d nodes: %d allowed; want more than one node's burst (%d) and at most %d", len(live), allowed, rateBurst, bound)
+	limit := len(live) * (rateBurst + int(rateLimit*time.Since(t0).Seconds()+1))
+	t.Logf("rate limit: %d of 120 requests through %d nodes allowed in %v (bound %d)", allowed, len(live), time.Since(t0).Round(time.Millisecond), limit)
+	if allowed > limit || allowed < rateBurst+1 {
+		t.Errorf("rate limit across %d nodes: %d allowed; want more than one node's burst (%d) and at most %d", len(live), allowed, rateBurst, limit)
 	}
 }
 
@@ -596,4 +763,63 @@ func (h *harness) plan(nd *node, key string) int {
 		return http.StatusUnauthorized // the classroom API answers a bad key with 200
 	}
 	return resp.StatusCode
+}
+
+// lmsScenario runs an LMS API scenario round-robin through the nodes: a
+// course created through one node is read, listed and enrolled in through
+// the others.
+func (h *harness) lmsScenario() {
+	h.t.Helper()
+	var created struct {
+		Data struct {
+			CourseID int64 `json:"course_id"`
+		} `json:"data"`
+	}
+	h.lms(h.nodes[0], "POST", "/courses/create", map[string]any{"course_name": "Cluster 101"}, &created)
+	id := created.Data.CourseID
+	if id == 0 {
+		h.t.Fatal("course create answered no course_id")
+	}
+	h.lms(h.nodes[2], "POST", "/users/create", map[string]any{"username": "ann", "email": "ann@example.com", "name": "Ann"}, nil)
+	h.lms(h.nodes[1], "POST", "/courses/enroll", map[string]any{"courseId": id, "email": "ann@example.com"}, nil)
+	for i, nd := range h.nodes {
+		var got map[string]any
+		h.lms(nd, "GET", fmt.Sprintf("/courses/get/%d", id), nil, &got)
+		if !strings.Contains(fmt.Sprint(got), "Cluster 101") {
+			h.t.Errorf("course via %s (call %d): %v", nd.id, i, got)
+		}
+	}
+	var list map[string]any
+	h.lms(h.nodes[2], "POST", "/courses/list", map[string]any{}, &list)
+	if !strings.Contains(fmt.Sprint(list), "Cluster 101") {
+		h.t.Errorf("course list via %s: %v", h.nodes[2].id, list)
+	}
+}
+
+// lms calls the LMS API on nd and decodes the answer into out.
+func (h *harness) lms(nd *node, method, path string, body any, out any) {
+	h.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, nd.url+"/api/v1"+path, rd)
+	req.Header.Set("Authorization", "Bearer "+h.lkey)
+	req.Header.Set("X-Domain-Id", fmt.Sprint(h.domain))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		h.t.Fatalf("LMS %s %s via %s: %d %s", method, path, nd.id, resp.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			h.t.Fatalf("LMS %s %s via %s: %v %s", method, path, nd.id, err, b)
+		}
+	}
 }

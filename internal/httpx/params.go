@@ -197,8 +197,14 @@ func (p *Params) checkText() error {
 	var v lms.Validator
 	for k, val := range p.values {
 		name := k
+		if k == "" {
+			// A parameter sent without a name ("=x") is named "".
+			name = strconv.Quote(k)
+		}
 		if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
-			name = strings.ToValidUTF8(strings.ReplaceAll(k, "\x00", ""), "\uFFFD")
+			// Named as a Go-quoted string: never empty (a name that is
+			// only NUL characters), and the bytes sent stay visible.
+			name = strconv.Quote(k)
 			v.Add(name, "is not a valid parameter name (it must be UTF-8 text without NUL characters)")
 			continue
 		}

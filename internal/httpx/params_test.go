@@ -109,3 +109,22 @@ func TestParamNumbers(t *testing.T) {
 		t.Error("absent parameter must be ok=false without an error")
 	}
 }
+
+// TestReadParamsNamesBadNames: a parameter name that is not UTF-8 or holds
+// NUL characters is refused under its quoted form, never under an empty
+// name (found by FuzzReadParams: a name of only NUL was blamed on "").
+func TestReadParamsNamesBadNames(t *testing.T) {
+	for _, tt := range []struct{ query, field string }{
+		{"%00=1", `"\x00"`},
+		{"a%00b=1", `"a\x00b"`},
+		{"%FF=1", `"\xff"`},
+		{"=%00", `""`}, // a nameless parameter with a NUL value
+	} {
+		r := httptest.NewRequest("GET", "/x?"+tt.query, nil)
+		_, err := ReadParams(r, 1<<20)
+		var apiErr *lms.Error
+		if !errors.As(err, &apiErr) || len(apiErr.Fields) != 1 || apiErr.Fields[0].Field != tt.field {
+			t.Errorf("%s: %v, want an error naming %s", tt.query, err, tt.field)
+		}
+	}
+}

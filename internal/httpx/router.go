@@ -59,3 +59,15 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, methods map[s
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	rt.MethodNotAllowed(w, r, allow)
 }
+
+// Routes lists every registered route as "METHOD pattern", sorted.
+func (rt *Router) Routes() []string {
+	var out []string
+	for pattern, methods := range rt.routes {
+		for m := range methods {
+			out = append(out, m+" "+pattern)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -97,6 +97,27 @@ type Sitting struct {
 	// open presentation's state as JSON ("" for none).
 	BoardPage    string
 	Presentation string
+	// DrawAll and FilesAll are the teacher's room-wide switches; Recording
+	// is SittingRecording while the sitting is recorded, SittingPaused
+	// after it was recorded and stopped (SittingNotRecorded before).
+	DrawAll, FilesAll bool
+	Recording         int
+}
+
+// A sitting's recording, as the next owner of its room finds it.
+const (
+	SittingNotRecorded = 0
+	SittingRecording   = 1
+	SittingPaused      = 2
+)
+
+// RoomUser is what a sitting's room keeps of one user for the node that
+// takes the room over: when the hand went up (zero while down) and the
+// teacher's per-student permissions (nil follows the class).
+type RoomUser struct {
+	UserRef                    string
+	HandAt                     time.Time
+	Media, Screen, Draw, Files *bool
 }
 
 // BoardObject is one whiteboard object of a sitting as the store keeps

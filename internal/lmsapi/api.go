@@ -19,6 +19,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
+	"github.com/lectern-lms/lectern/internal/webhook"
 )
 
 // Prefix is where the API lives.
@@ -51,6 +52,11 @@ type API struct {
 	// MaxUpload is the largest lesson file accepted (DefaultMaxUpload
 	// when 0).
 	MaxUpload int64
+	// Webhooks sends the test deliveries of /webhooks/test.
+	Webhooks *webhook.Worker
+	// WebhookAllowPrivate accepts endpoint URLs on private and loopback
+	// addresses (--webhook-allow-private).
+	WebhookAllowPrivate bool
 }
 
 func (a *API) now() time.Time {
@@ -81,6 +87,14 @@ func (a *API) Register(mux *http.ServeMux) {
 		a.writeError(w, r, &apiError{status: http.StatusNotFound, code: "not_found", message: "no such endpoint: " + r.URL.Path})
 	})
 	a.routes(rt)
+}
+
+// Routes lists every route of the API as "METHOD /api/v1/...", sorted
+// (for the OpenAPI document's test).
+func Routes() []string {
+	rt := httpx.NewRouter(http.NewServeMux(), nil)
+	(&API{}).routes(rt)
+	return rt.Routes()
 }
 
 // handle registers h for method and path (relative to Prefix).

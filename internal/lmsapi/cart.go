@@ -41,14 +41,7 @@ var cartOwners = []cartOwner{
 // kind's name.
 func schemeJSON(o cartOwner, p lms.PricingScheme) map[string]any {
 	return map[string]any{"id": p.ID, o.param: p.ItemID, "scheme_price": money.Money(p.Price), "scheme_days": p.Days,
-		"lifetime": b2i(p.Lifetime), "numbertimes": p.NumberTimes, "subscription": b2i(p.Subscription)}
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+		"lifetime": lms.Flag(p.Lifetime), "numbertimes": p.NumberTimes, "subscription": lms.Flag(p.Subscription)}
 }
 
 // POST /shoppingCart/{courses,tests,live-classes}/addpricing: owner id,

@@ -320,8 +320,7 @@ func (a *API) listCertificates(w http.ResponseWriter, r *http.Request, c *call) 
 			return err
 		}
 	}
-	f.Offset, f.Limit = pg.offset(), pg.Limit
-	cs, total, err := a.Store.ListCertificates(r.Context(), c.Domain.ID, f)
+	cs, total, err := a.Store.ListCertificates(r.Context(), c.Domain.ID, f, pg.store())
 	if err != nil {
 		return err
 	}

@@ -79,9 +79,9 @@ func discountJSON(d lms.Discount) map[string]any {
 	if !d.Start.IsZero() {
 		start = d.Start.Format(dateLayout)
 	}
-	return map[string]any{"id": d.ID, "code": d.Code, "is_use_discount_code": b2i(d.UseCode), "discount_type": d.Type,
-		"special_price": discountValue(d), "discount_limit": d.Limit, "is_no_limit": b2i(d.NoLimit), "used": d.Used,
-		"start_date": start, "end_date": end, "is_never_expire": b2i(d.NeverExpire)}
+	return map[string]any{"id": d.ID, "code": d.Code, "is_use_discount_code": lms.Flag(d.UseCode), "discount_type": d.Type,
+		"special_price": discountValue(d), "discount_limit": d.Limit, "is_no_limit": lms.Flag(d.NoLimit), "used": d.Used,
+		"start_date": start, "end_date": end, "is_never_expire": lms.Flag(d.NeverExpire)}
 }
 
 // GET /discounts/{courses,tests,live-classes}/{id} and
@@ -166,7 +166,7 @@ func (a *API) addDiscount(o discountOwner) handlerFunc {
 		if err != nil {
 			return err
 		}
-		data := map[string]any{"id": d.ID, "discount_code": d.Code, "is_use_discount_code": b2i(d.UseCode)}
+		data := map[string]any{"id": d.ID, "discount_code": d.Code, "is_use_discount_code": lms.Flag(d.UseCode)}
 		if o.addParam != "" {
 			data[o.addParam] = d.ItemID
 		}

@@ -158,7 +158,7 @@ func (a *API) listBadges(w http.ResponseWriter, r *http.Request, c *call) error 
 	if err := v.Err(); err != nil {
 		return err
 	}
-	bs, total, err := a.Store.ListBadges(r.Context(), c.Domain.ID, pg.offset(), pg.Limit)
+	bs, total, err := a.Store.ListBadges(r.Context(), c.Domain.ID, pg.store())
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (a *API) leaderboard(w http.ResponseWriter, r *http.Request, c *call) error
 	if err := v.Err(); err != nil {
 		return err
 	}
-	es, total, err := a.Store.Leaderboard(r.Context(), c.Domain.ID, store.LeaderboardQuery{Since: since, Offset: pg.offset(), Limit: pg.Limit})
+	es, total, err := a.Store.Leaderboard(r.Context(), c.Domain.ID, store.LeaderboardQuery{Since: since}, pg.store())
 	if err != nil {
 		return err
 	}

@@ -137,12 +137,8 @@ func TestGamificationPoints(t *testing.T) {
 			{Name: "totals unchanged by rejected calls", Request: post("/gamification/user-points", map[string]any{"user_id": ann}), Status: 200,
 				Want: map[string]any{"data.gamification_points": 15}},
 		})
-		// The ledger is append-only: ann's three accepted calls are three
-		// rows; rejected calls wrote none.
-		h, err := e.Store.PointsHistory(context.Background(), e.Domain.ID, ann)
-		if err != nil || len(h) != 3 || h[2].Points != -10 || h[2].Reason != "Refund" {
-			t.Fatalf("ledger = %+v, %v", h, err)
-		}
+		// That the ledger is append-only (one row per accepted call) is
+		// checked by the store's TestAwardEvent and gamification tests.
 	})
 }
 

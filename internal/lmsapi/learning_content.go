@@ -114,13 +114,6 @@ func optInt64(n int64) *int64 {
 	return &n
 }
 
-func flag(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func toLesson(l lms.Lesson) lessonJSON {
 	u := unlockJSON{At: optStr(l.Unlock.At), AfterLessonIDs: l.Unlock.AfterLessons, AfterClassID: optInt64(l.Unlock.AfterClassID),
 		AfterClassSitting: l.Unlock.AfterClassSeq}
@@ -132,7 +125,7 @@ func toLesson(l lms.Lesson) lessonJSON {
 		u.DaysAfterEnroll = &d
 	}
 	return lessonJSON{ID: l.ID, LessonID: l.ID, CourseID: l.CourseID, SectionID: l.SectionID, Title: l.Title, Type: l.Type,
-		Position: l.Position, IsRequired: flag(l.IsRequired), IsPreview: flag(l.IsPreview), BodyMD: l.BodyMD,
+		Position: l.Position, IsRequired: lms.Flag(l.IsRequired), IsPreview: lms.Flag(l.IsPreview), BodyMD: l.BodyMD,
 		EmbedProvider: optStr(l.EmbedProvider), EmbedID: optStr(l.EmbedID), FileID: optInt64(l.FileID),
 		ClassID: optInt64(l.ClassID), ClassSitting: l.ClassSeq, TestID: optInt64(l.TestID), DurationS: l.DurationS, Unlock: u}
 }
@@ -560,7 +553,7 @@ func (a *API) unlockOverride(w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	data := map[string]any{"course_id": courseID, "user_id": userID, "lesson_id": optInt64(lessonID), "all": flag(all)}
+	data := map[string]any{"course_id": courseID, "user_id": userID, "lesson_id": optInt64(lessonID), "all": lms.Flag(all)}
 	if remove {
 		if _, err := a.Store.Course(ctx, c.Domain.ID, courseID); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +21,11 @@ func probeDuration(ctx context.Context, blobs blob.Store, key, ctype string) int
 	var src string
 	switch b := blobs.(type) {
 	case blob.Dir:
-		src = filepath.Join(b.Root, filepath.FromSlash(key))
+		p, err := b.Path(key)
+		if err != nil {
+			return 0
+		}
+		src = p
 	case interface {
 		PresignGet(key string, expiry time.Duration) (string, error)
 	}:

@@ -61,7 +61,7 @@ func (a *API) learnerProgress(ctx context.Context, domainID, courseID, userID in
 		p.Lessons = []lessonProgressJSON{}
 		for _, l := range v.Lessons() {
 			p.Lessons = append(p.Lessons, lessonProgressJSON{ID: l.ID, LessonID: l.ID, Title: l.Title, Type: l.Type,
-				IsRequired: flag(l.IsRequired), State: string(l.State), Reason: optStr(l.Reason), UnlockAt: optTime(l.UnlockAt),
+				IsRequired: lms.Flag(l.IsRequired), State: string(l.State), Reason: optStr(l.Reason), UnlockAt: optTime(l.UnlockAt),
 				After: l.After, CompletedAt: optTime(l.CompletedAt), Position: l.Position, WatchedPercent: l.WatchedPercent})
 		}
 	}

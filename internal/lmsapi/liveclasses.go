@@ -70,7 +70,7 @@ func (a *API) listLiveClasses(w http.ResponseWriter, r *http.Request, c *call) e
 	if err := v.Err(); err != nil {
 		return err
 	}
-	classes, total, err := a.Store.ListLiveClasses(r.Context(), c.Domain.ID, store.ClassFilter{Offset: pg.offset(), Limit: pg.Limit})
+	classes, total, err := a.Store.ListLiveClasses(r.Context(), c.Domain.ID, store.ClassFilter{}, pg.store())
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ var structuredParams = map[string]bool{
 	"shuffle_answers":   true,
 	"after_lesson_ids":  true, // lesson unlock rules: array of ids
 	"items":             true, // checkout: array of line objects
+	"events":            true, // webhooks: array of event type names
 	"create_if_missing": true, // booleans read by boolParam
 	"is_required":       true,
 	"is_preview":        true,

@@ -141,7 +141,7 @@ func (a *API) listProducts(w http.ResponseWriter, r *http.Request, c *call) erro
 	if err := v.Err(); err != nil {
 		return err
 	}
-	products, total, err := a.Store.ListProducts(r.Context(), c.Domain.ID, pg.offset(), pg.Limit)
+	products, total, err := a.Store.ListProducts(r.Context(), c.Domain.ID, pg.store())
 	if err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func (a *API) listProductCategories(w http.ResponseWriter, r *http.Request, c *c
 	if err := v.Err(); err != nil {
 		return err
 	}
-	cats, total, err := a.Store.ListProductCategories(r.Context(), c.Domain.ID, pg.offset(), pg.Limit)
+	cats, total, err := a.Store.ListProductCategories(r.Context(), c.Domain.ID, pg.store())
 	if err != nil {
 		return err
 	}

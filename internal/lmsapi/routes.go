@@ -87,4 +87,7 @@ func (a *API) routes(rt *httpx.Router) {
 
 	// Test engine: question bank, test composition, attempts, results
 	a.quizRoutes(rt)
+
+	// Outgoing webhooks: endpoints, delivery log, re-enable and replay
+	a.webhookRoutes(rt)
 }

@@ -75,7 +75,7 @@ func (a *API) listUsers(w http.ResponseWriter, r *http.Request, c *call) error {
 		return err
 	}
 	users, total, err := a.Store.ListUsers(r.Context(), c.Domain.ID, store.UserFilter{
-		Name: c.P.Get("name"), Email: c.P.Get("email"), Offset: pg.offset(), Limit: pg.Limit})
+		Name: c.P.Get("name"), Email: c.P.Get("email")}, pg.store())
 	if err != nil {
 		return err
 	}

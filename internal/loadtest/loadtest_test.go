@@ -17,7 +17,7 @@ import (
 // the teacher's video and audio and that the result is filled in; it
 // asserts nothing about speed.
 func TestRun(t *testing.T) {
-	e := apitest.Start(t, apitest.Backends(t)[0])
+	e := apitest.Start(t, apitest.SQLite)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("LECTERN_TEST_LOG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))

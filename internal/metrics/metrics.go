@@ -27,6 +27,7 @@ type Metrics struct {
 	rateLimited *prometheus.CounterVec
 	queries     *prometheus.HistogramVec
 	deliveries  *prometheus.CounterVec
+	failures    *prometheus.CounterVec
 	delLatency  prometheus.Histogram
 }
 
@@ -57,17 +58,24 @@ func New() *Metrics {
 		Name: "lectern_webhook_deliveries_total",
 		Help: "Webhook delivery attempts by result: success, failure (will retry), or gave_up.",
 	}, []string{"result"})
+	m.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lectern_webhook_delivery_failures_total",
+		Help: "Failed webhook delivery attempts (tests included) by reason: status_4xx, status_5xx, redirect, timeout, refused_address, connect, signing.",
+	}, []string{"reason"})
 	m.delLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "lectern_webhook_delivery_duration_seconds",
 		Help:    "Time for a webhook receiver to answer.",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 15},
 	})
-	reg.MustRegister(m.requests, m.latency, m.rateLimited, m.queries, m.deliveries, m.delLatency,
+	reg.MustRegister(m.requests, m.latency, m.rateLimited, m.queries, m.deliveries, m.failures, m.delLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Every result exists from the start, so that rate() sees the first
 	// failure.
 	for _, r := range []string{"success", "failure", "gave_up"} {
 		m.deliveries.WithLabelValues(r)
+	}
+	for _, r := range FailureReasons {
+		m.failures.WithLabelValues(r)
 	}
 	return m
 }
@@ -96,6 +104,19 @@ func (m *Metrics) ObserveDelivery(result string, d time.Duration) {
 	if d > 0 {
 		m.delLatency.Observe(d.Seconds())
 	}
+}
+
+// FailureReasons are the reason label values of
+// lectern_webhook_delivery_failures_total.
+var FailureReasons = []string{"status_4xx", "status_5xx", "redirect", "timeout", "refused_address", "connect", "signing"}
+
+// ObserveDeliveryFailure counts one failed webhook attempt by reason (one
+// of FailureReasons).
+func (m *Metrics) ObserveDeliveryFailure(reason string) {
+	if m == nil {
+		return
+	}
+	m.failures.WithLabelValues(reason).Inc()
 }
 
 // DBStats registers the connection pool statistics of db (open, in use,

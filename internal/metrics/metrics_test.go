@@ -96,7 +96,7 @@ func TestMetricsAfterRequests(t *testing.T) {
 }
 
 func TestMetricsAddr(t *testing.T) {
-	e := Start(t, Backends(t)[0], func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
+	e := Start(t, SQLite, func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
 	if r := e.Do(Request{Method: "GET", Path: "/metrics", NoAuth: true}); r.Status != 404 {
 		t.Errorf("main address /metrics = %d, want 404 when --metrics-addr is set", r.Status)
 	}

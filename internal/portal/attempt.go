@@ -110,7 +110,10 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Mode string `json:"mode"`
 		}
-		json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&body)
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&body); err != nil && err != io.EOF {
+			p.attemptError(w, r, lms.Invalidf("body", "must be a JSON object {mode}"))
+			return
+		}
 		mode = body.Mode
 	}
 	if mode == "" {
@@ -119,6 +122,16 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 	svc := p.quiz()
 	a, _, err := svc.Start(r.Context(), l.DomainID, testID, l.UserID, mode)
 	if err != nil {
+		var le *lms.Error
+		if errors.As(err, &le) && le.Code == lms.CodeForbidden {
+			// The service refuses in English; say it in the learner's language.
+			if acc, aerr := svc.Access(r.Context(), l.DomainID, testID, l.UserID); aerr == nil {
+				if ref := acc.Refusal(mode, p.now()); ref.Reason != "" {
+					le = &lms.Error{Code: le.Code, Message: refusalText(l.Lang, ref), Fields: le.Fields}
+					err = le
+				}
+			}
+		}
 		if wantsJSON(r) {
 			p.attemptError(w, r, err)
 			return
@@ -127,8 +140,7 @@ func (p *Portal) startAttempt(w http.ResponseWriter, r *http.Request) {
 			p.notFound(w, r)
 			return
 		}
-		var le *lms.Error
-		if errors.As(err, &le) && le.Code != lms.CodeInternal {
+		if le != nil && le.Code != lms.CodeInternal {
 			p.message(w, r, http.StatusForbidden, attemptText(l.Lang, "learn.quiz.cannotStart"), le.Message, p.base(r)+"/tests/"+strconv.FormatInt(testID, 10))
 			return
 		}

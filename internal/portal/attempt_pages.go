@@ -162,7 +162,7 @@ func (p *Portal) testStartPage(w http.ResponseWriter, r *http.Request) {
 			mc.EndsAt, mc.EndsAtText = dl.UTC().Format(time.RFC3339), dl.UTC().Format("15:04")+" UTC"
 		}
 		if acc.InProgress[mode] == 0 {
-			mc.Why = acc.CanStart(mode, now)
+			mc.Why = refusalText(l.Lang, acc.Refusal(mode, now))
 		} else {
 			data.Resume = acc.InProgress[mode]
 		}

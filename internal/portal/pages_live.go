@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi"
 	"github.com/lectern-lms/lectern/internal/learn"
 	"github.com/lectern-lms/lectern/internal/lms"
-	"github.com/lectern-lms/lectern/internal/vcapi"
 )
 
 // joinEarly is how long before a sitting a student may enter: the
 // classroom API's rule, which the launch URL enforces.
-const joinEarly = vcapi.StudentEarlyEntry
+const joinEarly = classroomapi.StudentEarlyEntry
 
 // nextSitting is a class's sitting in progress or next (not cancelled),
 // false when none is left.
@@ -59,7 +59,7 @@ func (p *Portal) classCards(r *http.Request, d *pageData, l Learner) ([]classCar
 }
 
 // join sends the learner into a live class through the classroom's own
-// launch (vcapi.LaunchURL, the code path of getclasslaunch): the learner
+// launch (classroomapi.LaunchURL, the code path of getclasslaunch): the learner
 // must be enrolled in the class, or, with ?lesson=, have that live-class
 // lesson open. The launch URL is made on the click, so it is fresh, and is
 // never written into a page.
@@ -116,7 +116,7 @@ func (p *Portal) join(w http.ResponseWriter, r *http.Request) {
 		p.showMessage(w, r, http.StatusConflict, "learn.live.join", "learn.live.notYet")
 		return
 	}
-	u, err := vcapi.LaunchURL(p.BaseURL(), p.domain(r), c, vcapi.LaunchUser{ID: itoa64(l.UserID), Name: l.Name,
+	u, err := classroomapi.LaunchURL(p.BaseURL(), p.domain(r), c, classroomapi.LaunchUser{ID: itoa64(l.UserID), Name: l.Name,
 		Lesson: lessonName, Course: courseName}, now)
 	if err != nil {
 		// Cancelled or over: nothing to enter.

@@ -124,38 +124,86 @@ func (a *Access) fill(prior []store.Attempt) {
 	}
 }
 
-// CanStart says why a new attempt in mode cannot start at now ("" = it
-// can). It does not look at an attempt in progress (that is resumed).
+// Reasons a new attempt cannot start (Refusal.Reason).
+const (
+	RefuseBadMode     = "bad_mode"
+	RefuseNoDemo      = "no_demo"
+	RefuseNotEnrolled = "not_enrolled"
+	RefuseNotOpen     = "not_open"    // At: when it opens
+	RefuseClosed      = "closed"      // At: when it closed
+	RefuseNoAttempts  = "no_attempts" // Used of Limit
+	RefuseWait        = "wait"        // At: when the next may start
+)
+
+// Refusal is why a new attempt cannot start, as data, so each side words
+// it in its own language: String is the API's English, the portal uses
+// its catalogues. The zero Refusal means it can start.
+type Refusal struct {
+	Reason      string
+	At          time.Time
+	Used, Limit int
+}
+
+// String is the refusal in English ("" when there is none).
+func (r Refusal) String() string {
+	at := r.At.UTC().Format(time.RFC3339)
+	switch r.Reason {
+	case RefuseBadMode:
+		return "mode must be demo or test"
+	case RefuseNoDemo:
+		return "this test has no demo mode"
+	case RefuseNotEnrolled:
+		return "you are not enrolled in this test"
+	case RefuseNotOpen:
+		return "the test opens at " + at
+	case RefuseClosed:
+		return "the test closed at " + at
+	case RefuseNoAttempts:
+		return "no attempts left: " + strconv.Itoa(r.Used) + " of " + strconv.Itoa(r.Limit) + " used"
+	case RefuseWait:
+		return "the next attempt may start at " + at
+	}
+	return ""
+}
+
+// CanStart says in English why a new attempt in mode cannot start at now
+// ("" = it can). It does not look at an attempt in progress (that is
+// resumed).
 func (a Access) CanStart(mode string, now time.Time) string {
+	return a.Refusal(mode, now).String()
+}
+
+// Refusal says why a new attempt in mode cannot start at now.
+func (a Access) Refusal(mode string, now time.Time) Refusal {
 	st := a.Settings
 	switch mode {
 	case quiz.ModeDemo:
 		// A demo shows the test's own questions, so it needs the same
 		// entitlement as the test.
 		if !st.Demo.Enabled {
-			return "this test has no demo mode"
+			return Refusal{Reason: RefuseNoDemo}
 		}
 		if !a.Enrolled {
-			return "you are not enrolled in this test"
+			return Refusal{Reason: RefuseNotEnrolled}
 		}
-		return ""
+		return Refusal{}
 	case quiz.ModeTest:
 	default:
-		return "mode must be demo or test"
+		return Refusal{Reason: RefuseBadMode}
 	}
 	switch {
 	case !a.Enrolled:
-		return "you are not enrolled in this test"
+		return Refusal{Reason: RefuseNotEnrolled}
 	case st.OpenAt != nil && now.Before(*st.OpenAt):
-		return "the test opens at " + st.OpenAt.UTC().Format(time.RFC3339)
+		return Refusal{Reason: RefuseNotOpen, At: *st.OpenAt}
 	case a.CloseAt != nil && !now.Before(*a.CloseAt):
-		return "the test closed at " + a.CloseAt.UTC().Format(time.RFC3339)
+		return Refusal{Reason: RefuseClosed, At: *a.CloseAt}
 	case a.Limit > 0 && a.Used >= a.Limit:
-		return "no attempts left: " + strconv.Itoa(a.Used) + " of " + strconv.Itoa(a.Limit) + " used"
+		return Refusal{Reason: RefuseNoAttempts, Used: a.Used, Limit: a.Limit}
 	case now.Before(a.NextStart):
-		return "the next attempt may start at " + a.NextStart.UTC().Format(time.RFC3339)
+		return Refusal{Reason: RefuseWait, At: a.NextStart}
 	}
-	return ""
+	return Refusal{}
 }
 
 // Start starts an attempt in mode, or returns the attempt in progress in
@@ -416,7 +464,7 @@ var eventWord = map[string]string{quiz.EvSubmit: "submitted", quiz.EvExpire: "ex
 // afterChange runs after an attempt's grade may have changed: the
 // learner's pass/fail on the test goes to TestResult, test_passed points
 // are given once, and a live attempt gives live_quiz_correct per right
-// slot once. Demo attempts change nothing. Errors are logged: the
+// question once per sitting. Demo attempts change nothing. Errors are logged: the
 // attempt itself is stored.
 func (s *Service) afterChange(ctx context.Context, domainID int64, a store.Attempt) {
 	log := s.logger().With("domain_id", domainID, "attempt_id", a.ID)
@@ -427,9 +475,15 @@ func (s *Service) afterChange(ctx context.Context, domainID int64, a store.Attem
 			log.Error("live quiz points", "err", err)
 			return
 		}
+		layout, err := decodeLayout(a)
+		if err != nil {
+			log.Error("live quiz points", "err", err)
+			return
+		}
 		for _, x := range ans {
-			if x.Correct == "right" {
-				reason := fmt.Sprintf("live quiz: class %d, sitting %d, test %d, question %d", a.ClassID, a.Sitting, a.TestID, x.Slot)
+			if x.Correct == "right" && x.Slot >= 1 && x.Slot <= len(layout) {
+				// By question, not slot: a question launched alone is slot 1.
+				reason := fmt.Sprintf("live quiz: class %d, sitting %d, test %d, question id %d", a.ClassID, a.Sitting, a.TestID, layout[x.Slot-1].QuestionID)
 				if _, err := s.Store.AwardOnce(ctx, domainID, a.UserID, store.EventLiveQuizCorrect, reason); err != nil {
 					log.Error("live quiz points", "err", err)
 				}

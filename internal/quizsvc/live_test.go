@@ -26,7 +26,7 @@ func TestInClassQuiz(t *testing.T) {
 		bob := mustID(t, e.LMS("POST", "/users/create", map[string]any{"username": "bob", "email": "bob@example.com", "name": "Bob"}), "id")
 		classID := mustID(t, e.LMS("POST", "/liveClasses/create", map[string]any{"title": "Live", "date": "2030-01-01",
 			"startTime": "10:00", "endTime": "11:00", "timezone": "28"}), "data.class_id")
-		if _, err := f.svc.Launch(ctx, f.d, classID, 1, f.testID, time.Time{}); !lms.IsNotFound(err) {
+		if _, err := f.svc.Launch(ctx, f.d, classID, 1, f.testID, 0, time.Time{}); !lms.IsNotFound(err) {
 			t.Fatalf("launch of an unattached test: %v", err)
 		}
 		if r := e.LMS("POST", "/liveClasses/quiz/attach", map[string]any{"classId": classID, "testId": f.testID}); r.Status != 200 {
@@ -36,7 +36,7 @@ func TestInClassQuiz(t *testing.T) {
 			t.Fatal(err)
 		}
 		// launch
-		lq, err := f.svc.Launch(ctx, f.d, classID, 1, f.testID, e.Clock.Now().Add(time.Minute))
+		lq, err := f.svc.Launch(ctx, f.d, classID, 1, f.testID, 0, e.Clock.Now().Add(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,4 +109,56 @@ func mustLookup(t *testing.T, body any, path string) any {
 		t.Fatalf("%s missing", path)
 	}
 	return v
+}
+
+// TestUnclosedLiveQuizIsSwept: a quiz launched without a time limit that
+// the room never closes (its server restarted; the open quiz lived in the
+// room's memory) is finished by the expiry sweeper MaxLiveQuiz after the
+// launch, graded with the answer saved; not before.
+func TestUnclosedLiveQuizIsSwept(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		ctx := context.Background()
+		f := newFixture(t, e)
+		t0 := time.Date(2030, 1, 1, 10, 5, 0, 0, time.UTC)
+		e.Clock.Set(t0)
+		classID := mustID(t, e.LMS("POST", "/liveClasses/create", map[string]any{"title": "Live", "date": "2030-01-01",
+			"startTime": "10:00", "endTime": "11:00", "timezone": "28"}), "data.class_id")
+		if r := e.LMS("POST", "/liveClasses/quiz/attach", map[string]any{"classId": classID, "testId": f.testID}); r.Status != 200 {
+			t.Fatal(string(r.Body))
+		}
+		lq, err := f.svc.Launch(ctx, f.d, classID, 1, f.testID, 0, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := ""
+		for _, c := range lq.Questions[0].Choices {
+			if c.Text == "A" {
+				right = c.ID
+			}
+		}
+		if _, err := f.svc.Answer(ctx, lq, f.userID, 1, quiz.Response{Choice: right}, 1); err != nil {
+			t.Fatal(err)
+		}
+		as, _, err := e.Store.ListAttempts(ctx, f.d, store.AttemptFilter{ClassID: classID}, store.Page{})
+		if err != nil || len(as) != 1 {
+			t.Fatalf("attempts %v %v", as, err)
+		}
+		// The lost room never closes it. An hour later it is still open ...
+		e.Clock.Set(t0.Add(time.Hour))
+		if _, err := f.svc.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.Store.Attempt(ctx, f.d, as[0].ID); got.State != quiz.InProgress {
+			t.Fatalf("state %s an hour after the launch, want in_progress", got.State)
+		}
+		// ... and past MaxLiveQuiz and the network grace the sweeper finishes it.
+		e.Clock.Set(t0.Add(quizsvc.MaxLiveQuiz + quiz.NetworkGrace + time.Second))
+		if _, err := f.svc.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := e.Store.Attempt(ctx, f.d, as[0].ID)
+		if got.State != quiz.Finished || got.ScoreMilli != got.MaxMilli || got.MaxMilli == 0 {
+			t.Fatalf("after the sweep: state %s score %d of %d", got.State, got.ScoreMilli, got.MaxMilli)
+		}
+	})
 }

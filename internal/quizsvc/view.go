@@ -16,6 +16,20 @@ type SavedAnswer struct {
 	Seq      int64         `json:"seq"`
 }
 
+// savedAnswers are the answers saved to the slots shown, in display ids.
+func savedAnswers(layout []quiz.SlotLayout, ans []store.Answer, shown func(int) bool) []SavedAnswer {
+	var out []SavedAnswer
+	for _, x := range ans {
+		if x.Seq == 0 || x.Slot < 1 || x.Slot > len(layout) || !shown(x.Slot) {
+			continue
+		}
+		var r quiz.Response
+		json.Unmarshal([]byte(x.Response), &r)
+		out = append(out, SavedAnswer{Slot: x.Slot, Response: layout[x.Slot-1].ToDisplay(r), Seq: x.Seq})
+	}
+	return out
+}
+
 // SlotReview is what review shows of one slot, each part only when the
 // review matrix allows it.
 type SlotReview struct {
@@ -123,13 +137,8 @@ func (s *Service) view(ctx context.Context, domainID int64, a store.Attempt, st 
 	bySlot := map[int]store.Answer{}
 	for _, x := range ans {
 		bySlot[x.Slot] = x
-		if x.Seq == 0 || x.Slot < 1 || x.Slot > len(layout) || !shown(x.Slot) {
-			continue
-		}
-		var r quiz.Response
-		json.Unmarshal([]byte(x.Response), &r)
-		v.Answers = append(v.Answers, SavedAnswer{Slot: x.Slot, Response: layout[x.Slot-1].ToDisplay(r), Seq: x.Seq})
 	}
+	v.Answers = append(v.Answers, savedAnswers(layout, ans, shown)...)
 	if !quiz.Closed(a.State) {
 		return v, nil
 	}

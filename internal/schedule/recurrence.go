@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -36,16 +35,10 @@ type Plan struct {
 	Until time.Time
 }
 
-// FieldError is an Expand failure blamed on one request parameter.
-type FieldError struct {
-	Field   string
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
+// fieldErr is an Expand failure blamed on one request parameter: an
+// invalid-input lms.Error naming field.
 func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+	return lms.Invalidf(field, format, args...)
 }
 
 // Expand returns the plan's sittings as UTC instants, in order.
@@ -53,7 +46,9 @@ func fieldErr(field, format string, args ...any) error {
 // A sitting is the wall-clock start and end on its day in the plan's zone,
 // so a class at 09:00 stays at 09:00 local across daylight-saving changes
 // (its UTC instant moves). A wall time that does not exist on a
-// spring-forward day is moved forward by the gap, as the zone's clocks are.
+// spring-forward day is moved forward by the gap, as the zone's clocks are;
+// a wall time that happens twice on a fall-back day is the first of the two
+// instants. A day that the zone skips whole has no sitting of its own.
 // Monthly repetition keeps the first date's day of the month and uses the
 // month's last day when the month is shorter (31 January, 28 or 29
 // February, 31 March).
@@ -111,7 +106,13 @@ func Expand(p Plan) ([]lms.Occurrence, error) {
 		if len(out) == MaxSittings {
 			return fieldErr("end_date", "the class would have more than %d sittings; choose an earlier end_date", MaxSittings)
 		}
-		out = append(out, sitting(p, day, len(out)+1))
+		s := sitting(p, day, len(out)+1)
+		if len(out) > 0 && !s.Start.After(out[len(out)-1].Start) {
+			// A day the zone skips whole (Samoa's 30 December 2011): its
+			// sitting, moved past the gap, is the next day's.
+			return nil
+		}
+		out = append(out, s)
 		return nil
 	}
 	if p.Repeat == RepeatMonthly {
@@ -174,16 +175,36 @@ func sitting(p Plan, day time.Time, seq int) lms.Occurrence {
 }
 
 // wallTime is min minutes after midnight on day in loc. A wall time that
-// the zone skips (inside a spring-forward gap) is read with the offset in
-// force before the gap, which lands it after the gap, as clocks move.
+// happens twice (in an autumn fold) is its first instant, as iCalendar
+// (RFC 5545) reads it. A wall time that the zone skips (inside a
+// spring-forward gap) is read with the offset in force before the gap,
+// which lands it after the gap, as clocks move.
 func wallTime(day time.Time, min int, loc *time.Location) time.Time {
-	t := time.Date(day.Year(), day.Month(), day.Day(), 0, min, 0, 0, loc)
-	if t.Hour()*60+t.Minute() == min%1440 {
-		return t
-	}
-	_, before := t.Add(-12 * time.Hour).Zone()
 	wall := time.Date(day.Year(), day.Month(), day.Day(), 0, min, 0, 0, time.UTC)
+	// The zone's offsets around that day: an instant showing the wall
+	// time is the wall time read in one of them.
+	probe := wall.Add(-14 * time.Hour)
+	var first time.Time
+	for _, at := range []time.Duration{0, 14 * time.Hour, 28 * time.Hour} {
+		_, off := probe.Add(at).In(loc).Zone()
+		t := wall.Add(-time.Duration(off) * time.Second).In(loc)
+		if shows(t, wall) && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	if !first.IsZero() {
+		return first
+	}
+	_, before := probe.In(loc).Zone()
 	return wall.Add(-time.Duration(before) * time.Second).In(loc)
+}
+
+// shows reports whether t's wall clock (in its location) reads wall's
+// date and time (wall in UTC).
+func shows(t, wall time.Time) bool {
+	y, m, d := t.Date()
+	wy, wm, wd := wall.Date()
+	return y == wy && m == wm && d == wd && t.Hour() == wall.Hour() && t.Minute() == wall.Minute() && t.Second() == wall.Second()
 }
 
 // Class statuses.

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -250,8 +251,8 @@ func TestExpandErrors(t *testing.T) {
 		p := base
 		tt.edit(&p)
 		_, err := Expand(p)
-		fe, ok := err.(*FieldError)
-		if !ok || fe.Field != tt.field {
+		var le *lms.Error
+		if !errors.As(err, &le) || le.Code != lms.CodeInvalid || len(le.Fields) != 1 || le.Fields[0].Field != tt.field {
 			t.Errorf("%s: err = %v, want field %s", tt.name, err, tt.field)
 		}
 	}
@@ -333,5 +334,58 @@ func TestParsersRefuseSignsAndOverflow(t *testing.T) {
 	}
 	if _, err := ParseDate("9000-12-31"); err != nil {
 		t.Errorf("ParseDate(9000-12-31): %v", err)
+	}
+}
+
+// TestExpandInDaylightSavingFold: a wall time that happens twice is its
+// first instant (found by FuzzExpand: time.Date chose the second).
+func TestExpandInDaylightSavingFold(t *testing.T) {
+	for _, tt := range []struct {
+		date, zone   string
+		start, end   int
+		wantStart    string
+		wantDuration time.Duration
+	}{
+		// London: 02:00 BST -> 01:00 GMT on 2027-10-31.
+		{"2027-10-31", "Europe/London", 90, 120, "2027-10-31T00:30:00Z", 30 * time.Minute},
+		{"2027-10-31", "Europe/London", 60, 60, "2027-10-31T00:00:00Z", 24 * time.Hour},
+		// New York: 02:00 EDT -> 01:00 EST on 2027-11-07.
+		{"2027-11-07", "America/New_York", 90, 105, "2027-11-07T05:30:00Z", 15 * time.Minute},
+	} {
+		z, err := LookupZone(tt.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		occ, err := Expand(Plan{Date: day(tt.date), StartMinute: tt.start, EndMinute: tt.end, Zone: z})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := occ[0].Start.Format(time.RFC3339); got != tt.wantStart {
+			t.Errorf("%s %s %s: starts %s, want %s", tt.zone, tt.date, Format24(tt.start), got, tt.wantStart)
+		}
+		if got := occ[0].End.Sub(occ[0].Start); got != tt.wantDuration {
+			t.Errorf("%s %s %s: lasts %v, want %v", tt.zone, tt.date, Format24(tt.start), got, tt.wantDuration)
+		}
+	}
+}
+
+// TestExpandOverSkippedDay: Samoa skipped 30 December 2011 whole; a daily
+// class has no sitting that day and no two sittings at one instant (found
+// by FuzzExpand).
+func TestExpandOverSkippedDay(t *testing.T) {
+	z, err := LookupZone("Pacific/Apia")
+	if err != nil {
+		t.Fatal(err)
+	}
+	occ, err := Expand(Plan{Date: day("2011-12-29"), StartMinute: 540, EndMinute: 600, Zone: z, Repeat: RepeatDaily, Count: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range occ {
+		got = append(got, o.Start.In(z.Loc).Format("2006-01-02 15:04"))
+	}
+	if want := "2011-12-29 09:00,2011-12-31 09:00,2012-01-01 09:00"; strings.Join(got, ",") != want {
+		t.Errorf("sittings %v, want %s", got, want)
 	}
 }

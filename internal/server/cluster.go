@@ -32,6 +32,11 @@ func (m *Main) openCluster(ctx context.Context) error {
 		return fmt.Errorf("join the cluster: %w", err)
 	}
 	m.cluster = c
+	// The rooms' and the recorders' writes carry this node's lease.
+	m.Hub.Fence = c.Fence
+	if m.recordings != nil {
+		m.recordings.Fence = c.Fence
+	}
 	m.Logger.Info("joined the cluster", "node", id, "internal_url", k.InternalURL, "lease_ttl", c.TTL)
 	return nil
 }

@@ -19,12 +19,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/apidocs"
 	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/classroom/i18n"
 	"github.com/lectern-lms/lectern/internal/classroom/room"
 	"github.com/lectern-lms/lectern/internal/classroom/sfu"
 	"github.com/lectern-lms/lectern/internal/classroom/turn"
+	"github.com/lectern-lms/lectern/internal/classroomapi"
 	"github.com/lectern-lms/lectern/internal/cluster"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/httpx"
@@ -34,7 +36,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/portal"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 	"github.com/lectern-lms/lectern/internal/store"
-	"github.com/lectern-lms/lectern/internal/vcapi"
+	"github.com/lectern-lms/lectern/internal/webhook"
 )
 
 // Main is a running server. Use Open, then Serve; Close releases the store.
@@ -66,6 +68,12 @@ type Main struct {
 	// Learn is the course-content service (outline, locks, progress,
 	// media); set by Open.
 	Learn *learn.Service
+
+	// Webhooks delivers the webhook outbox (set by Open). WebhookPoll is
+	// how often it looks for due messages: 0 means WebhookPollInterval, a
+	// negative value runs no worker in this process (tests).
+	Webhooks    *webhook.Worker
+	WebhookPoll time.Duration
 
 	// Metrics is the Prometheus registry (set by Open).
 	Metrics   *metrics.Metrics
@@ -113,6 +121,7 @@ func (m *Main) Open(ctx context.Context) error {
 		st.Close()
 		return err
 	}
+	m.openWebhooks()
 	addrs := []string{m.Config.Addr}
 	if m.Config.AltAddr != "" {
 		addrs = append(addrs, m.Config.AltAddr)
@@ -285,11 +294,12 @@ func (m *Main) Handler() http.Handler {
 	pay.Register(mux)
 	lms := &lmsapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes, Now: m.Now, Portal: learner,
 		Learn: m.Learn, Certs: certs, Payments: pay}
+	lms.Webhooks, lms.WebhookAllowPrivate = m.Webhooks, m.Config.WebhookAllowPrivate
 	lms.Quiz = m.quizService()
 	lms.Register(mux)
 	m.Learn.Register(mux)
 	blobs := m.Blobs()
-	vc := &vcapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
+	vc := &classroomapi.API{Store: m.Store, Logger: m.Logger, Limiter: limiter, MaxBody: m.Config.MaxBodyBytes,
 		DefaultStyle: m.Config.ResponseStyle, BaseURL: m.BaseURL, Blobs: blobs, Now: m.Now, Payments: pay}
 	lms.AuthGuard = m.authGuard()
 	vc.AuthGuard = lms.AuthGuard
@@ -302,6 +312,7 @@ func (m *Main) Handler() http.Handler {
 	}
 	pages.Register(mux)
 	m.clusterRoutes(mux, pages)
+	new(apidocs.Docs).Register(mux)
 	unavailable := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
@@ -355,6 +366,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	m.runCluster(hubCtx)
 	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
 	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
+	waitWebhooks := m.runWebhooks(hubCtx)
 	defer m.serveMetrics()()
 	var serveErr error
 	select {
@@ -376,6 +388,8 @@ func (m *Main) Serve(ctx context.Context) error {
 		}
 	}
 	wg.Wait()
+	stopHub()
+	waitWebhooks()
 	return serveErr
 }
 

@@ -3,12 +3,22 @@ package store
 import (
 	"context"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 // AddAttendance appends join/leave events of a class.
 func (s *Store) AddAttendance(ctx context.Context, domainID int64, events ...lms.AttendanceEvent) error {
+	return s.AddFencedAttendance(ctx, domainID, Fence{}, events...)
+}
+
+// AddFencedAttendance appends join/leave events of a live room under its
+// lease f: refused with ErrFenced when the node no longer holds it.
+func (s *Store) AddFencedAttendance(ctx context.Context, domainID int64, f Fence, events ...lms.AttendanceEvent) error {
 	return s.tx(ctx, func(tx db) error {
+		if err := tx.checkFence(ctx, f); err != nil {
+			return err
+		}
 		for _, e := range events {
 			if e.Kind != lms.AttendanceJoin && e.Kind != lms.AttendanceLeave {
 				return lms.Invalidf("kind", "must be join or leave")
@@ -22,7 +32,10 @@ func (s *Store) AddAttendance(ctx context.Context, domainID int64, events ...lms
 			}
 			if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
 				user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				domainID, e.ClassID, e.OccurrenceSeq, e.UserRef, e.UserName, b2i(e.IsTeacher), e.Kind, formatTime(e.At)); err != nil {
+				domainID, e.ClassID, e.OccurrenceSeq, e.UserRef, e.UserName, lms.Flag(e.IsTeacher), e.Kind, formatTime(e.At)); err != nil {
+				return err
+			}
+			if err := emit(ctx, tx, domainID, event.AttendanceEvent(e)); err != nil {
 				return err
 			}
 		}

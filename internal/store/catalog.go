@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -27,8 +28,8 @@ func itemNotFound(kind string, id int64) error {
 }
 
 // deleteItem deletes an item and everything that hangs on it in one
-// transaction.
-func (s *Store) deleteItem(ctx context.Context, domainID int64, kind string, id int64) error {
+// transaction, and emits events (webhooks) in it.
+func (s *Store) deleteItem(ctx context.Context, domainID int64, kind string, id int64, events ...event.Event) error {
 	return s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, "DELETE FROM "+itemTables[kind]+" WHERE domain_id = ? AND id = ?", domainID, id)
 		if err != nil {
@@ -37,7 +38,15 @@ func (s *Store) deleteItem(ctx context.Context, domainID int64, kind string, id 
 		if n, _ := res.RowsAffected(); n == 0 {
 			return itemNotFound(kind, id)
 		}
-		return deleteOwned(ctx, tx, domainID, kind, id)
+		if err := deleteOwned(ctx, tx, domainID, kind, id); err != nil {
+			return err
+		}
+		for _, ev := range events {
+			if err := emit(ctx, tx, domainID, ev); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -62,10 +71,8 @@ const courseCols = "id, name, subtitle, instructor_description, highlight, descr
 
 func scanCourse(row interface{ Scan(...any) error }) (lms.Course, error) {
 	var c lms.Course
-	var created, updated string
 	err := row.Scan(&c.ID, &c.Name, &c.Subtitle, &c.InstructorDescription, &c.Highlight, &c.Description, &c.Alias,
-		&c.Status, &created, &updated)
-	c.CreatedAt, c.UpdatedAt = parseTime(created), parseTime(updated)
+		&c.Status, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
 	return c, err
 }
 
@@ -79,7 +86,10 @@ func (s *Store) CreateCourse(ctx context.Context, domainID int64, c lms.Course) 
 			description, alias, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			domainID, c.Name, c.Subtitle, c.InstructorDescription, c.Highlight, c.Description, c.Alias, c.Status,
 			formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.CourseCreatedEvent(c))
 	})
 	return c, err
 }
@@ -122,18 +132,24 @@ func (s *Store) UpdateCourse(ctx context.Context, domainID, id int64, edit func(
 // number of all.
 func (s *Store) ListCourses(ctx context.Context, domainID int64, p Page) ([]lms.Course, int64, error) {
 	var out []lms.Course
-	total, err := s.list(ctx, "courses", "domain_id = ?", []any{domainID}, courseCols, p, func(r *sql.Rows) error {
-		c, err := scanCourse(r)
-		out = append(out, c)
-		return err
-	})
+	d := s.read()
+	total, err := rowCount(ctx, d, domainID, countCourses)
+	if err != nil {
+		return nil, 0, err
+	}
+	err = listPage(ctx, d, page{table: "courses", domainID: domainID, cols: courseCols, total: total, offset: p.Offset, limit: p.Limit},
+		func(r *sql.Rows) error {
+			c, err := scanCourse(r)
+			out = append(out, c)
+			return err
+		})
 	return out, total, err
 }
 
 // DeleteCourse deletes a course with its enrollments, bundle memberships
 // and whatever else hangs on it.
 func (s *Store) DeleteCourse(ctx context.Context, domainID, id int64) error {
-	return s.deleteItem(ctx, domainID, lms.KindCourse, id)
+	return s.deleteItem(ctx, domainID, lms.KindCourse, id, event.CourseDeletedEvent(id))
 }
 
 // SetCourseStatus publishes or unpublishes a course.
@@ -171,10 +187,8 @@ const testCols = "id, name, description, instructions, time_demo, time_test, sta
 
 func scanTest(row interface{ Scan(...any) error }) (lms.Test, error) {
 	var t lms.Test
-	var created, updated string
 	err := row.Scan(&t.ID, &t.Name, &t.Description, &t.Instructions, &t.TimeDemo, &t.TimeTest, &t.Status, &t.InCatalog,
-		&created, &updated)
-	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
+		timeCol(&t.CreatedAt), timeCol(&t.UpdatedAt))
 	return t, err
 }
 
@@ -221,7 +235,7 @@ func (s *Store) UpdateTest(ctx context.Context, domainID, id int64, edit func(*l
 		t.UpdatedAt = s.now()
 		_, err = tx.exec(ctx, `UPDATE tests SET name = ?, description = ?, instructions = ?, time_demo = ?, time_test = ?,
 			in_catalog = ?, updated_at = ? WHERE domain_id = ? AND id = ?`,
-			t.Name, t.Description, t.Instructions, t.TimeDemo, t.TimeTest, b2i(t.InCatalog), formatTime(t.UpdatedAt), domainID, id)
+			t.Name, t.Description, t.Instructions, t.TimeDemo, t.TimeTest, lms.Flag(t.InCatalog), formatTime(t.UpdatedAt), domainID, id)
 		return err
 	})
 	return t, err
@@ -255,9 +269,7 @@ const bundleCols = "id, name, description, created_at, updated_at"
 
 func scanBundle(row interface{ Scan(...any) error }) (lms.Bundle, error) {
 	var b lms.Bundle
-	var created, updated string
-	err := row.Scan(&b.ID, &b.Name, &b.Description, &created, &updated)
-	b.CreatedAt, b.UpdatedAt = parseTime(created), parseTime(updated)
+	err := row.Scan(&b.ID, &b.Name, &b.Description, timeCol(&b.CreatedAt), timeCol(&b.UpdatedAt))
 	return b, err
 }
 

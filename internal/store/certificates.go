@@ -90,9 +90,10 @@ const templateFrom = ` FROM certificate_templates t JOIN certificate_template_ve
 
 func scanTemplate(row interface{ Scan(...any) error }) (CertificateTemplate, error) {
 	var t CertificateTemplate
-	var logo, sig, created, updated string
+	var logo, sig string
 	err := row.Scan(&t.ID, &t.Name, &t.Version, &t.Title, &t.Intro, &t.Body, &t.Footer, &t.SignerName, &t.SignerTitle,
-		&t.SerialLabel, &t.Orientation, &t.PrimaryColor, &t.TextColor, &t.BackgroundColor, &logo, &sig, &created, &updated)
+		&t.SerialLabel, &t.Orientation, &t.PrimaryColor, &t.TextColor, &t.BackgroundColor, &logo, &sig,
+		timeCol(&t.CreatedAt), timeCol(&t.UpdatedAt))
 	if err != nil {
 		return t, err
 	}
@@ -104,7 +105,6 @@ func scanTemplate(row interface{ Scan(...any) error }) (CertificateTemplate, err
 	if len(t.Signature) == 0 {
 		t.Signature = nil
 	}
-	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
 	return t, nil
 }
 
@@ -268,15 +268,9 @@ const certCols = `id, domain_id, user_id, course_id, template_id, template_versi
 func scanCertificate(row interface{ Scan(...any) error }) (Certificate, error) {
 	var c Certificate
 	var courseID sql.NullInt64
-	var revoked sql.NullString
-	var issued, created string
 	err := row.Scan(&c.ID, &c.DomainID, &c.UserID, &courseID, &c.TemplateID, &c.TemplateVersion, &c.Code, &c.LearnerName,
-		&c.CourseTitle, &c.IssuerName, &issued, &c.Source, &revoked, &c.RevokeReason, &created)
+		&c.CourseTitle, &c.IssuerName, timeCol(&c.IssuedAt), &c.Source, optTimeCol(&c.RevokedAt), &c.RevokeReason, timeCol(&c.CreatedAt))
 	c.CourseID = courseID.Int64
-	if revoked.Valid {
-		c.RevokedAt = parseTime(revoked.String)
-	}
-	c.IssuedAt, c.CreatedAt = parseTime(issued), parseTime(created)
 	return c, err
 }
 
@@ -427,13 +421,11 @@ func (s *Store) CertificateByCode(ctx context.Context, code string) (Certificate
 type CertificateFilter struct {
 	CourseID int64
 	UserID   int64
-	Offset   int
-	Limit    int
 }
 
 // ListCertificates returns one page of the domain's certificates matching
-// f, newest first, and how many match.
-func (s *Store) ListCertificates(ctx context.Context, domainID int64, f CertificateFilter) ([]Certificate, int64, error) {
+// f, newest first (every match when p.Limit is 0), and how many match.
+func (s *Store) ListCertificates(ctx context.Context, domainID int64, f CertificateFilter, p Page) ([]Certificate, int64, error) {
 	where := "domain_id = ?"
 	args := []any{domainID}
 	if f.CourseID != 0 {
@@ -449,11 +441,11 @@ func (s *Store) ListCertificates(ctx context.Context, domainID int64, f Certific
 	if err != nil {
 		return nil, 0, err
 	}
-	if f.Limit <= 0 {
-		f.Limit = int(total)
+	if p.Limit <= 0 {
+		p.Limit = int(total)
 	}
 	rows, err := d.query(ctx, "SELECT "+certCols+" FROM certificates WHERE "+where+" ORDER BY id DESC LIMIT ? OFFSET ?",
-		append(args, f.Limit, f.Offset)...)
+		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -493,15 +485,15 @@ const issuerKeyCols = "id, domain_id, kid, public_key, private_key, created_at, 
 
 func scanIssuerKey(row interface{ Scan(...any) error }) (IssuerKey, error) {
 	var k IssuerKey
-	var pub, created string
-	var retired sql.NullString
-	err := row.Scan(&k.ID, &k.DomainID, &k.KID, &pub, &k.PrivateSealed, &created, &retired)
-	k.Public, _ = base64.RawURLEncoding.DecodeString(pub)
-	k.CreatedAt = parseTime(created)
-	if retired.Valid {
-		k.RetiredAt = parseTime(retired.String)
+	var pub string
+	if err := row.Scan(&k.ID, &k.DomainID, &k.KID, &pub, &k.PrivateSealed, timeCol(&k.CreatedAt), optTimeCol(&k.RetiredAt)); err != nil {
+		return k, err
 	}
-	return k, err
+	var err error
+	if k.Public, err = base64.RawURLEncoding.DecodeString(pub); err != nil || len(k.Public) == 0 {
+		return k, fmt.Errorf("store: corrupt public key of issuer key %d", k.ID)
+	}
+	return k, nil
 }
 
 // CurrentIssuerKey returns the domain's signing key; not found when it has

@@ -161,6 +161,7 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	l := Lease{Key: k}
 	var prev sql.NullString
 	var prevBeat sql.NullTime
+	var mine bool
 	err = d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
 			WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
 		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires)
@@ -170,8 +171,8 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
 			expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END
 		WHERE l.node = excluded.node OR l.expires < now()
-		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old)`,
-		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat)
+		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old), l.taken = now()`,
+		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat, &mine)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Held by another live node.
 		err = d.queryRow(ctx, `SELECT node, epoch FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
@@ -181,7 +182,11 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	if err != nil {
 		return Lease{}, err
 	}
-	if prev.Valid && prev.String != l.Node {
+	// A takeover is the claim that changed the holder, which set taken
+	// to its own transaction's now(). (old is read from the statement's
+	// snapshot: a claim that waited for a concurrent takeover sees the
+	// dead holder there, and must not take over a second time.)
+	if prev.Valid && prev.String != l.Node && mine {
 		l.Previous = prev.String
 		if prevBeat.Valid {
 			l.PreviousHeartbeat = prevBeat.Time
@@ -254,4 +259,47 @@ func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Leas
 // of one sitting that has none (its node died), and returns how many.
 func (s *Store) CloseSittingAttendance(ctx context.Context, k RoomKey, at time.Time) (int, error) {
 	return s.closeAttendance(ctx, at, "domain_id = ? AND class_id = ? AND occurrence_seq = ?", k.Domain, k.Class, k.Sitting)
+}
+
+// Fence names the lease a write on a live room is made under: the write is
+// refused with ErrFenced unless Node still holds the lease of Key at Epoch
+// (a node that lost a room, deposed by a takeover, cannot write for it any
+// more). The zero Fence (a single node, or a write outside a live room)
+// checks nothing.
+type Fence struct {
+	Key   RoomKey
+	Node  string
+	Epoch int64
+}
+
+// ErrFenced refuses a write made under a lease its node no longer holds.
+var ErrFenced = errors.New("the room's lease is held by another node (stale epoch)")
+
+// check refuses the transaction's write unless f's lease holds. On
+// PostgreSQL the lease row stays share-locked until the transaction ends,
+// so a takeover (which updates it) waits for the write or the write sees
+// the new epoch: never both.
+func (d db) checkFence(ctx context.Context, f Fence) error {
+	if f.Node == "" {
+		return nil
+	}
+	q := `SELECT 1 FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ? AND node = ? AND epoch = ?`
+	if d.pg {
+		q += " FOR SHARE"
+	}
+	ok, err := d.exists(ctx, q, f.Key.Domain, f.Key.Class, f.Key.Sitting, f.Node, f.Epoch)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrFenced
+	}
+	return nil
+}
+
+// CheckFence reports ErrFenced when f's lease no longer holds (a check
+// before work outside the database, such as copying files to the blob
+// store; the writes that follow check again).
+func (s *Store) CheckFence(ctx context.Context, f Fence) error {
+	return s.tx(ctx, func(tx db) error { return tx.checkFence(ctx, f) })
 }

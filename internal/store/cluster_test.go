@@ -17,13 +17,7 @@ import (
 // PostgreSQL only); without LECTERN_TEST_DATABASE_URL the test fails under
 // CI and is skipped elsewhere.
 func pgStore(t *testing.T) *store.Store {
-	for _, b := range apitest.Backends(t) {
-		if b.Name == "postgres" {
-			return apitest.OpenStore(t, b)
-		}
-	}
-	t.Skip("PostgreSQL not configured")
-	return nil
+	return apitest.OpenStore(t, apitest.Postgres(t))
 }
 
 func TestClusterNeedsPostgres(t *testing.T) {
@@ -173,5 +167,114 @@ func TestCloseSittingAttendance(t *testing.T) {
 	}
 	if fmt.Sprint(leaves) != "[bob@1 ann@1]" && fmt.Sprint(leaves) != "[ann@1 bob@1]" {
 		t.Fatalf("leaves: %v (cy's sitting 2 must stay open)", leaves)
+	}
+}
+
+// Writes made under a lease its node lost (a stale epoch) are refused;
+// the new owner's go through; a takeover fails the segments the old owner
+// was recording and the next recorder continues the parts.
+func TestFencedWrites(t *testing.T) {
+	st := pgStore(t)
+	ctx := context.Background()
+	d, _, _ := st.CreateDomain(ctx, "A")
+	at := time.Date(2031, 1, 2, 9, 0, 0, 0, time.UTC)
+	c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "F", Date: "2031-01-02", StartMinute: 540, EndMinute: 600,
+		TimezoneName: "Europe/London", Currency: "usd", Occurrences: []lms.Occurrence{{Start: at, End: at.Add(time.Hour)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := store.RoomKey{Domain: d.ID, Class: c.ID, Sitting: 1}
+	for _, id := range []string{"old", "new"} {
+		if err := st.RegisterNode(ctx, store.Node{ID: id, InternalURL: "http://" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.ClaimRoom(ctx, k, "old", -time.Second); err != nil {
+		t.Fatal(err)
+	}
+	old := store.Fence{Key: k, Node: "old", Epoch: 1}
+	rec, err := st.AddFencedRecording(ctx, d.ID, old, lms.Recording{ClassID: c.ID, Name: "part 1", State: lms.RecordingActive, OccurrenceSeq: 1})
+	if err != nil {
+		t.Fatalf("a recording under the live lease: %v", err)
+	}
+	l, err := st.ClaimRoom(ctx, k, "new", time.Minute)
+	if err != nil || l.Epoch != 2 {
+		t.Fatalf("takeover: %+v %v", l, err)
+	}
+	if n, err := st.FailActiveRecordings(ctx, k); n != 1 || err != nil {
+		t.Fatalf("the old owner's segments failed: %d %v", n, err)
+	}
+	if got, _ := st.Recording(ctx, d.ID, rec.ID); got.State != lms.RecordingFailed {
+		t.Fatalf("old segment: %s", got.State)
+	}
+	if seg, err := st.NextRecordingSegment(ctx, d.ID, c.ID, 1); seg != 1 || err != nil {
+		t.Fatalf("next segment: %d %v", seg, err)
+	}
+	ev := lms.AttendanceEvent{ClassID: c.ID, OccurrenceSeq: 1, UserRef: "u", Kind: lms.AttendanceLeave, At: at}
+	sitting := lms.Sitting{ClassID: c.ID, OccurrenceSeq: 1, Recording: lms.SittingPaused}
+	writes := map[string]func(store.Fence) error{
+		"attendance": func(f store.Fence) error { return st.AddFencedAttendance(ctx, d.ID, f, ev) },
+		"recording": func(f store.Fence) error {
+			_, err := st.AddFencedRecording(ctx, d.ID, f, lms.Recording{ClassID: c.ID, OccurrenceSeq: 1, Segment: 1})
+			return err
+		},
+		"finish recording": func(f store.Fence) error {
+			rec.State = lms.RecordingReady
+			return st.FinishFencedRecording(ctx, d.ID, f, rec, nil)
+		},
+		"sitting": func(f store.Fence) error { return st.SaveFencedSitting(ctx, d.ID, f, sitting) },
+		"room user": func(f store.Fence) error {
+			return st.SaveRoomUser(ctx, f, d.ID, c.ID, 1, lms.RoomUser{UserRef: "u", HandAt: at})
+		},
+	}
+	for name, write := range writes {
+		if err := write(old); !errors.Is(err, store.ErrFenced) {
+			t.Errorf("%s with the stale epoch: %v; want ErrFenced", name, err)
+		}
+		if err := write(store.Fence{Key: k, Node: "new", Epoch: 2}); err != nil {
+			t.Errorf("%s by the new owner: %v", name, err)
+		}
+	}
+	if err := st.CheckFence(ctx, old); !errors.Is(err, store.ErrFenced) {
+		t.Errorf("check of the stale epoch: %v", err)
+	}
+}
+
+// Claims racing for a dead node's room on behalf of the same node report
+// one takeover between them (the dead node's sessions close once).
+func TestOneTakeoverPerDeath(t *testing.T) {
+	st := pgStore(t)
+	ctx := context.Background()
+	d, _, _ := st.CreateDomain(ctx, "A")
+	for _, id := range []string{"a", "b"} {
+		if err := st.RegisterNode(ctx, store.Node{ID: id, InternalURL: "http://" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for sitting := 1; sitting <= 20; sitting++ {
+		k := store.RoomKey{Domain: d.ID, Class: 9, Sitting: sitting}
+		if _, err := st.ClaimRoom(ctx, k, "a", -time.Second); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		takeovers := 0
+		for range 4 {
+			wg.Go(func() {
+				l, err := st.ClaimRoom(ctx, k, "b", time.Minute)
+				if err != nil || l.Node != "b" || l.Epoch != 2 {
+					t.Errorf("claim: %+v %v", l, err)
+				}
+				if l.Previous != "" {
+					mu.Lock()
+					takeovers++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if takeovers != 1 {
+			t.Fatalf("sitting %d: %d claims reported the takeover; want 1", sitting, takeovers)
+		}
 	}
 }

@@ -35,15 +35,8 @@ func scanDiscount(row interface{ Scan(...any) error }) (lms.Discount, error) {
 	return d, err
 }
 
-// optTime and formatOptTime store an optional instant: the empty string
-// for zero.
-func optTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	return parseTime(s)
-}
-
+// formatOptTime stores an optional instant: the empty string for zero
+// (optTimeCol reads it back).
 func formatOptTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -162,8 +155,8 @@ func (s *Store) AddDiscount(ctx context.Context, domainID int64, d lms.Discount)
 		d.ID, err = tx.insert(ctx, `INSERT INTO discounts (domain_id, item_kind, item_id, code, code_key, use_code,
 			discount_limit, no_limit, type, value, start_at, end_at, never_expire, used, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
-			domainID, d.Kind, d.ItemID, d.Code, pricing.CodeKey(d.Code), b2i(d.UseCode), d.Limit, b2i(d.NoLimit), d.Type, d.Value,
-			formatOptTime(d.Start), formatOptTime(d.End), b2i(d.NeverExpire), formatTime(d.CreatedAt))
+			domainID, d.Kind, d.ItemID, d.Code, pricing.CodeKey(d.Code), lms.Flag(d.UseCode), d.Limit, lms.Flag(d.NoLimit), d.Type, d.Value,
+			formatOptTime(d.Start), formatOptTime(d.End), lms.Flag(d.NeverExpire), formatTime(d.CreatedAt))
 		return err
 	})
 	return d, err
@@ -244,8 +237,8 @@ func (s *Store) UpdateDiscount(ctx context.Context, domainID int64, kind string,
 		}
 		_, err = tx.exec(ctx, `UPDATE discounts SET code = ?, code_key = ?, use_code = ?, discount_limit = ?, no_limit = ?,
 			type = ?, value = ?, start_at = ?, end_at = ?, never_expire = ? WHERE domain_id = ? AND id = ?`,
-			d.Code, pricing.CodeKey(d.Code), b2i(d.UseCode), d.Limit, b2i(d.NoLimit), d.Type, d.Value,
-			formatOptTime(d.Start), formatOptTime(d.End), b2i(d.NeverExpire), domainID, id)
+			d.Code, pricing.CodeKey(d.Code), lms.Flag(d.UseCode), d.Limit, lms.Flag(d.NoLimit), d.Type, d.Value,
+			formatOptTime(d.Start), formatOptTime(d.End), lms.Flag(d.NeverExpire), domainID, id)
 		return err
 	})
 	return d, err

@@ -95,6 +95,7 @@ func (s *Store) RotateKey(ctx context.Context, domainID int64, api API) (string,
 		}
 		return nil
 	})
+	s.keys.forget(domainID)
 	if err != nil {
 		return "", err
 	}
@@ -138,10 +139,8 @@ func (s *Store) GetDomain(ctx context.Context, id int64) (Domain, error) {
 	return d, err
 }
 
-// AuthLMS returns the domain whose id is domainID if key is its LMS key.
-// The comparison of hashes is constant-time. Any mismatch, including an
-// unknown domain, returns a CodeUnauthorized error.
-func (s *Store) AuthLMS(ctx context.Context, domainID int64, key string) (Domain, error) {
+// authLMS checks an LMS key against the database (AuthLMS).
+func (s *Store) authLMS(ctx context.Context, domainID int64, key string) (Domain, error) {
 	var stored string
 	row := s.read().queryRow(ctx, "SELECT "+domainCols+", lms_key_hash FROM domains WHERE id = ?", domainID)
 	var d Domain
@@ -168,14 +167,11 @@ func (s *Store) AuthLMS(ctx context.Context, domainID int64, key string) (Domain
 	return d, nil
 }
 
-// AuthClassroom returns the domain whose classroom key is key. The lookup
-// is by the key's SHA-256 through a unique index; the hash of a 160-bit
-// random key leaks nothing usable through lookup timing, and the stored
-// hash is compared in constant time as well.
-func (s *Store) AuthClassroom(ctx context.Context, key string) (Domain, error) {
-	if key == "" {
-		return Domain{}, errUnauthorized
-	}
+// authClassroom checks a classroom key against the database
+// (AuthClassroom). The lookup is by the key's SHA-256 through a unique
+// index; the hash of a 160-bit random key leaks nothing usable through
+// lookup timing, and the stored hash is compared in constant time as well.
+func (s *Store) authClassroom(ctx context.Context, key string) (Domain, error) {
 	given := hashKey(key)
 	var stored string
 	var d Domain
@@ -214,6 +210,7 @@ func (s *Store) SetResponseStyle(ctx context.Context, domainID int64, style stri
 }
 
 func (s *Store) updateDomain(ctx context.Context, domainID int64, col, value string) error {
+	defer s.keys.forget(domainID)
 	return s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, "UPDATE domains SET "+col+" = ? WHERE id = ?", value, domainID)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -57,8 +58,11 @@ func (s *Store) enrollUser(ctx context.Context, tx db, domainID, userID int64, k
 	if n, _ := res.RowsAffected(); n == 0 {
 		return true, nil
 	}
-	if event, ok := enrollEvents[kind]; ok {
-		return false, s.awardEvent(ctx, tx, domainID, userID, event, fmt.Sprintf("enrolled in %s %d", itemNames[kind], itemID))
+	if err := emit(ctx, tx, domainID, event.EnrollmentCreatedEvent(userID, kind, itemID)); err != nil {
+		return false, err
+	}
+	if rule, ok := enrollEvents[kind]; ok {
+		return false, s.awardEvent(ctx, tx, domainID, userID, rule, fmt.Sprintf("enrolled in %s %d", itemNames[kind], itemID))
 	}
 	_, err = tx.exec(ctx, `INSERT INTO enrollments (domain_id, user_id, item_kind, item_id, source_bundle_id, created_at)
 		SELECT domain_id, ?, item_kind, item_id, bundle_id, ? FROM bundle_items WHERE domain_id = ? AND bundle_id = ?
@@ -89,10 +93,12 @@ func (s *Store) Unenroll(ctx context.Context, domainID int64, kind string, itemI
 			return lms.Conflictf("%s is not enrolled in %s %d", u.Email, itemNames[kind], itemID)
 		}
 		if kind == lms.KindBundle {
-			_, err = tx.exec(ctx, "DELETE FROM enrollments WHERE domain_id = ? AND user_id = ? AND source_bundle_id = ?",
-				domainID, u.ID, itemID)
+			if _, err = tx.exec(ctx, "DELETE FROM enrollments WHERE domain_id = ? AND user_id = ? AND source_bundle_id = ?",
+				domainID, u.ID, itemID); err != nil {
+				return err
+			}
 		}
-		return err
+		return emit(ctx, tx, domainID, event.EnrollmentDeletedEvent(u.ID, kind, itemID))
 	})
 	return u, err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -292,6 +293,9 @@ func evaluateBadges(ctx context.Context, tx db, domainID, userID int64, at time.
 		if n, _ := r.RowsAffected(); n == 1 {
 			b.AwardedAt = at
 			res.Awarded = append(res.Awarded, b)
+			if err := emit(ctx, tx, domainID, event.BadgeAwardedEvent(userID, b.ID, b.Description, b.PointsRequired, at)); err != nil {
+				return res, err
+			}
 		}
 	}
 	return res, nil
@@ -323,28 +327,6 @@ func (s *Store) UserPoints(ctx context.Context, domainID, userID int64) (int64, 
 		return 0, lms.NotFoundf("user %d not found", userID)
 	}
 	return userTotal(ctx, d, domainID, userID)
-}
-
-// PointsHistory returns the user's ledger rows, oldest first.
-func (s *Store) PointsHistory(ctx context.Context, domainID, userID int64) ([]PointsEntry, error) {
-	d := s.read()
-	rows, err := d.query(ctx, `SELECT id, user_id, points, reason, event, created_at FROM points_ledger
-		WHERE domain_id = ? AND user_id = ? ORDER BY created_at, id`, domainID, userID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []PointsEntry{}
-	for rows.Next() {
-		var e PointsEntry
-		var at string
-		if err := rows.Scan(&e.ID, &e.UserID, &e.Points, &e.Reason, &e.Event, &at); err != nil {
-			return nil, err
-		}
-		e.CreatedAt = parseTime(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 const badgeCols = "id, description, points_required"
@@ -392,6 +374,9 @@ type BadgeUpdate struct {
 func (s *Store) UpdateBadge(ctx context.Context, domainID, id int64, u BadgeUpdate) (Badge, error) {
 	var b Badge
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "badges", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		b, err = badgeByID(ctx, tx, domainID, id)
 		if err != nil {
@@ -427,14 +412,14 @@ func (s *Store) DeleteBadge(ctx context.Context, domainID, id int64) error {
 
 // ListBadges returns one page of the domain's badges by points_required
 // then id, and how many there are.
-func (s *Store) ListBadges(ctx context.Context, domainID int64, offset, limit int) ([]Badge, int64, error) {
+func (s *Store) ListBadges(ctx context.Context, domainID int64, p Page) ([]Badge, int64, error) {
 	d := s.read()
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM badges WHERE domain_id = ?", domainID)
 	if err != nil {
 		return nil, 0, err
 	}
 	rows, err := d.query(ctx, "SELECT "+badgeCols+" FROM badges WHERE domain_id = ? ORDER BY points_required, id LIMIT ? OFFSET ?",
-		domainID, limit, offset)
+		domainID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -471,28 +456,24 @@ func (s *Store) UserBadges(ctx context.Context, domainID, userID int64) ([]Badge
 	out := []Badge{}
 	for rows.Next() {
 		var b Badge
-		var at string
-		if err := rows.Scan(&b.ID, &b.Description, &b.PointsRequired, &at); err != nil {
+		if err := rows.Scan(&b.ID, &b.Description, &b.PointsRequired, timeCol(&b.AwardedAt)); err != nil {
 			return nil, err
 		}
-		b.AwardedAt = parseTime(at)
 		out = append(out, b)
 	}
 	return out, rows.Err()
 }
 
-// LeaderboardQuery selects a leaderboard page.
+// LeaderboardQuery selects the ledger rows a leaderboard sums.
 type LeaderboardQuery struct {
 	// Since keeps ledger rows created at or after it; zero keeps all.
-	Since  time.Time
-	Offset int
-	Limit  int
+	Since time.Time
 }
 
 // Leaderboard ranks the domain's users who have ledger rows since q.Since
 // by the sum of those rows, highest first, ties by user id ascending, and
 // returns one page and the number of ranked users.
-func (s *Store) Leaderboard(ctx context.Context, domainID int64, q LeaderboardQuery) ([]LeaderboardEntry, int64, error) {
+func (s *Store) Leaderboard(ctx context.Context, domainID int64, q LeaderboardQuery, p Page) ([]LeaderboardEntry, int64, error) {
 	where := "l.domain_id = ?"
 	args := []any{domainID}
 	if !q.Since.IsZero() {
@@ -509,7 +490,7 @@ func (s *Store) Leaderboard(ctx context.Context, domainID int64, q LeaderboardQu
 		WHERE `+where+`
 		GROUP BY l.user_id, u.name
 		ORDER BY total_points DESC, l.user_id ASC
-		LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		LIMIT ? OFFSET ?`, append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -517,12 +498,10 @@ func (s *Store) Leaderboard(ctx context.Context, domainID int64, q LeaderboardQu
 	out := []LeaderboardEntry{}
 	for rows.Next() {
 		var e LeaderboardEntry
-		var latest string
-		if err := rows.Scan(&e.UserID, &e.Name, &e.Points, &latest); err != nil {
+		if err := rows.Scan(&e.UserID, &e.Name, &e.Points, timeCol(&e.Latest)); err != nil {
 			return nil, 0, err
 		}
-		e.Latest = parseTime(latest)
-		e.Rank = int64(q.Offset + len(out) + 1)
+		e.Rank = int64(p.Offset + len(out) + 1)
 		out = append(out, e)
 	}
 	return out, total, rows.Err()

@@ -317,7 +317,7 @@ func TestLeaderboardPeriods(t *testing.T) {
 			board := func(period string, offset, limit int) ([]store.LeaderboardEntry, int64) {
 				t.Helper()
 				since, _ := store.PeriodStart(period, now)
-				es, total, err := st.Leaderboard(ctx, dom, store.LeaderboardQuery{Since: since, Offset: offset, Limit: limit})
+				es, total, err := st.Leaderboard(ctx, dom, store.LeaderboardQuery{Since: since}, store.Page{Offset: offset, Limit: limit})
 				if err != nil {
 					t.Fatal(err)
 				}

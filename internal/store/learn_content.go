@@ -55,9 +55,7 @@ const sectionCols = "id, course_id, title, position, created_at, updated_at"
 
 func scanSection(row interface{ Scan(...any) error }) (lms.Section, error) {
 	var sc lms.Section
-	var created, updated string
-	err := row.Scan(&sc.ID, &sc.CourseID, &sc.Title, &sc.Position, &created, &updated)
-	sc.CreatedAt, sc.UpdatedAt = parseTime(created), parseTime(updated)
+	err := row.Scan(&sc.ID, &sc.CourseID, &sc.Title, &sc.Position, timeCol(&sc.CreatedAt), timeCol(&sc.UpdatedAt))
 	return sc, err
 }
 
@@ -233,12 +231,10 @@ const lessonCols = `l.id, l.course_id, l.section_id, l.title, l.type, l.position
 func scanLesson(row interface{ Scan(...any) error }) (lms.Lesson, error) {
 	var l lms.Lesson
 	var fileID, classID, testID, unlockClass sql.NullInt64
-	var created, updated string
 	err := row.Scan(&l.ID, &l.CourseID, &l.SectionID, &l.Title, &l.Type, &l.Position, &l.IsRequired, &l.IsPreview, &l.BodyMD,
 		&l.EmbedProvider, &l.EmbedID, &fileID, &classID, &l.ClassSeq, &testID, &l.DurationS, &l.Unlock.At, &l.Unlock.Days,
-		&unlockClass, &l.Unlock.AfterClassSeq, &created, &updated)
+		&unlockClass, &l.Unlock.AfterClassSeq, timeCol(&l.CreatedAt), timeCol(&l.UpdatedAt))
 	l.FileID, l.ClassID, l.TestID, l.Unlock.AfterClassID = fileID.Int64, classID.Int64, testID.Int64, unlockClass.Int64
-	l.CreatedAt, l.UpdatedAt = parseTime(created), parseTime(updated)
 	return l, err
 }
 
@@ -298,7 +294,7 @@ func (s *Store) CreateLesson(ctx context.Context, domainID int64, l lms.Lesson) 
 		l.ID, err = tx.insert(ctx, `INSERT INTO lessons (domain_id, course_id, section_id, title, type, position, is_required,
 			is_preview, body_md, embed_provider, embed_id, file_id, class_id, class_seq, test_id, duration_s, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			domainID, l.CourseID, l.SectionID, l.Title, l.Type, l.Position, b2i(l.IsRequired), b2i(l.IsPreview), l.BodyMD,
+			domainID, l.CourseID, l.SectionID, l.Title, l.Type, l.Position, lms.Flag(l.IsRequired), lms.Flag(l.IsPreview), l.BodyMD,
 			l.EmbedProvider, l.EmbedID, nullID(l.FileID), nullID(l.ClassID), l.ClassSeq, nullID(l.TestID), l.DurationS,
 			formatTime(l.CreatedAt), formatTime(l.UpdatedAt))
 		return err
@@ -371,7 +367,7 @@ func (s *Store) UpdateLesson(ctx context.Context, domainID, id int64, edit func(
 		_, err = tx.exec(ctx, `UPDATE lessons SET title = ?, type = ?, is_required = ?, is_preview = ?, body_md = ?,
 			embed_provider = ?, embed_id = ?, file_id = ?, class_id = ?, class_seq = ?, test_id = ?, duration_s = ?, updated_at = ?
 			WHERE domain_id = ? AND id = ?`,
-			l.Title, l.Type, b2i(l.IsRequired), b2i(l.IsPreview), l.BodyMD, l.EmbedProvider, l.EmbedID, nullID(l.FileID),
+			l.Title, l.Type, lms.Flag(l.IsRequired), lms.Flag(l.IsPreview), l.BodyMD, l.EmbedProvider, l.EmbedID, nullID(l.FileID),
 			nullID(l.ClassID), l.ClassSeq, nullID(l.TestID), l.DurationS, formatTime(l.UpdatedAt), domainID, id)
 		return err
 	})
@@ -663,12 +659,10 @@ func (s *Store) CreateFile(ctx context.Context, domainID int64, f lms.LearnFile)
 // File returns one uploaded file.
 func (s *Store) File(ctx context.Context, domainID, id int64) (lms.LearnFile, error) {
 	var f lms.LearnFile
-	var created string
 	err := s.read().queryRow(ctx, `SELECT id, blob_key, name, content_type, size, created_at FROM learn_files
-		WHERE domain_id = ? AND id = ?`, domainID, id).Scan(&f.ID, &f.BlobKey, &f.Name, &f.ContentType, &f.Size, &created)
+		WHERE domain_id = ? AND id = ?`, domainID, id).Scan(&f.ID, &f.BlobKey, &f.Name, &f.ContentType, &f.Size, timeCol(&f.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, lms.NotFoundf("file %d not found", id)
 	}
-	f.CreatedAt = parseTime(created)
 	return f, err
 }

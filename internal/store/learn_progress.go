@@ -28,13 +28,12 @@ type CourseEnrolment struct {
 // EnrolledAt returns when a user was first enrolled in a course (directly
 // or through a bundle); ok is false when they are not enrolled.
 func (s *Store) EnrolledAt(ctx context.Context, domainID, userID, courseID int64) (at time.Time, ok bool, err error) {
-	var first sql.NullString
 	err = s.read().queryRow(ctx, `SELECT MIN(created_at) FROM enrollments WHERE domain_id = ? AND user_id = ?
-		AND item_kind = ? AND item_id = ?`, domainID, userID, lms.KindCourse, courseID).Scan(&first)
-	if err != nil || !first.Valid {
+		AND item_kind = ? AND item_id = ?`, domainID, userID, lms.KindCourse, courseID).Scan(optTimeCol(&at))
+	if err != nil || at.IsZero() {
 		return time.Time{}, false, err
 	}
-	return parseTime(first.String), true, nil
+	return at, true, nil
 }
 
 // EnrolledCourses returns the courses a user is enrolled in, most recently
@@ -50,11 +49,9 @@ func (s *Store) EnrolledCourses(ctx context.Context, domainID, userID int64) ([]
 	var out []CourseEnrolment
 	for rows.Next() {
 		e := CourseEnrolment{UserID: userID}
-		var at string
-		if err := rows.Scan(&e.CourseID, &at); err != nil {
+		if err := rows.Scan(&e.CourseID, timeCol(&e.EnrolledAt)); err != nil {
 			return nil, err
 		}
-		e.EnrolledAt = parseTime(at)
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -82,11 +79,9 @@ func (s *Store) CourseLearners(ctx context.Context, domainID, courseID int64, p 
 	var out []CourseEnrolment
 	for rows.Next() {
 		e := CourseEnrolment{CourseID: courseID}
-		var at string
-		if err := rows.Scan(&e.UserID, &at); err != nil {
+		if err := rows.Scan(&e.UserID, timeCol(&e.EnrolledAt)); err != nil {
 			return nil, 0, err
 		}
-		e.EnrolledAt = parseTime(at)
 		out = append(out, e)
 	}
 	return out, total, rows.Err()
@@ -96,11 +91,11 @@ const progressCols = "lesson_id, user_id, opened_at, marked_at, completed_at, wa
 
 func scanProgress(row interface{ Scan(...any) error }) (lms.LessonProgress, error) {
 	var p lms.LessonProgress
-	var opened, marked, completed, watched, updated string
-	if err := row.Scan(&p.LessonID, &p.UserID, &opened, &marked, &completed, &watched, &p.Position, &updated); err != nil {
+	var watched string
+	if err := row.Scan(&p.LessonID, &p.UserID, optTimeCol(&p.OpenedAt), optTimeCol(&p.MarkedAt), optTimeCol(&p.CompletedAt),
+		&watched, &p.Position, optTimeCol(&p.UpdatedAt)); err != nil {
 		return p, err
 	}
-	p.OpenedAt, p.MarkedAt, p.CompletedAt, p.UpdatedAt = optTime(opened), optTime(marked), optTime(completed), optTime(updated)
 	if err := json.Unmarshal([]byte(watched), &p.Watched); err != nil {
 		return p, fmt.Errorf("lesson %d progress: watched ranges: %w", p.LessonID, err)
 	}
@@ -229,13 +224,11 @@ type CourseCompletion struct {
 // times when none).
 func (s *Store) CourseCompletionOf(ctx context.Context, domainID, courseID, userID int64) (CourseCompletion, error) {
 	var c CourseCompletion
-	var at, notified string
 	err := s.read().queryRow(ctx, `SELECT completed_at, notified_at FROM course_completions WHERE domain_id = ? AND course_id = ?
-		AND user_id = ?`, domainID, courseID, userID).Scan(&at, &notified)
+		AND user_id = ?`, domainID, courseID, userID).Scan(optTimeCol(&c.CompletedAt), optTimeCol(&c.NotifiedAt))
 	if errors.Is(err, sql.ErrNoRows) {
-		return c, nil
+		return CourseCompletion{}, nil
 	}
-	c.CompletedAt, c.NotifiedAt = optTime(at), optTime(notified)
 	return c, err
 }
 
@@ -308,7 +301,7 @@ func (s *Store) SetTestResult(ctx context.Context, domainID int64, r lms.TestRes
 		}
 		_, err := tx.exec(ctx, `INSERT INTO learn_test_results (domain_id, test_id, user_id, passed, at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (user_id, test_id) DO UPDATE SET passed = excluded.passed, at = excluded.at`,
-			domainID, r.TestID, r.UserID, b2i(r.Passed), formatTime(r.At))
+			domainID, r.TestID, r.UserID, lms.Flag(r.Passed), formatTime(r.At))
 		return err
 	})
 }
@@ -323,11 +316,9 @@ func (s *Store) TestResults(ctx context.Context, domainID, userID int64) (map[in
 	out := map[int64]lms.TestResult{}
 	for rows.Next() {
 		r := lms.TestResult{UserID: userID}
-		var at string
-		if err := rows.Scan(&r.TestID, &r.Passed, &at); err != nil {
+		if err := rows.Scan(&r.TestID, &r.Passed, timeCol(&r.At)); err != nil {
 			return nil, err
 		}
-		r.At = parseTime(at)
 		out[r.TestID] = r
 	}
 	return out, rows.Err()

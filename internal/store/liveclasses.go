@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -25,7 +28,7 @@ func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
 
 func classArgs(c lms.LiveClass) []any {
 	return []any{c.OwnerUserID, c.Title, c.Description, c.Date, c.StartMinute, c.EndMinute, c.TimezoneID, c.TimezoneName,
-		b2i(c.IsRecurring), c.Repeat, c.Weekdays, c.EndClassesCount, c.EndDate, c.Currency, c.IsPaid, c.SeatAttendees, c.Record,
+		lms.Flag(c.IsRecurring), c.Repeat, c.Weekdays, c.EndClassesCount, c.EndDate, c.Currency, c.IsPaid, c.SeatAttendees, c.Record,
 		c.IsRecordingLayout, c.IsVideo, c.IsBoard, c.IsLang, c.IsRegion, c.IsCorporate, c.IsScreenshare, c.IsPrivateChat,
 		c.Keyword, c.Privacy, c.Published}
 }
@@ -48,21 +51,12 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 		if err != nil {
 			return err
 		}
-		return insertOccurrences(ctx, tx, domainID, c.ID, c.Occurrences)
+		if err := insertOccurrences(ctx, tx, domainID, c.ID, c.Occurrences); err != nil {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.ClassCreatedEvent(c))
 	})
 	return c, err
-}
-
-// UpdateLiveClass replaces a class's fields and, when occ is non-nil, its
-// occurrences (cancellations of the old ones are dropped with them). It
-// rewrites every field from c: to change some fields of the current row,
-// use EditLiveClass, which cannot lose a concurrent update.
-func (s *Store) UpdateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass, occ []lms.Occurrence) (lms.LiveClass, error) {
-	err := s.tx(ctx, func(tx db) error { return s.updateLiveClass(ctx, tx, domainID, c, occ) })
-	if err != nil {
-		return lms.LiveClass{}, err
-	}
-	return s.LiveClass(ctx, domainID, c.ID)
 }
 
 // EditLiveClass reads the class (with its occurrences) inside a write
@@ -119,7 +113,7 @@ func (s *Store) updateLiveClass(ctx context.Context, tx db, domainID int64, c lm
 func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ []lms.Occurrence) error {
 	for i, o := range occ {
 		if _, err := tx.exec(ctx, `INSERT INTO class_occurrences (domain_id, class_id, seq, starts_at, ends_at, cancelled)
-			VALUES (?, ?, ?, ?, ?, ?)`, domainID, classID, i+1, formatTime(o.Start), formatTime(o.End), b2i(o.Cancelled)); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?)`, domainID, classID, i+1, formatTime(o.Start), formatTime(o.End), lms.Flag(o.Cancelled)); err != nil {
 			return err
 		}
 	}
@@ -148,17 +142,22 @@ func liveClass(ctx context.Context, d db, domainID, id int64) (lms.LiveClass, er
 type ClassFilter struct {
 	Search        string // title contains, case-insensitive
 	PublishedOnly bool
-	Offset, Limit int // Limit 0 means no limit
 	// WithOccurrences loads each class's occurrences.
 	WithOccurrences bool
 }
 
-// ListLiveClasses returns one page of the domain's classes by id, and the
-// number of all matches.
-func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter) ([]lms.LiveClass, int64, error) {
+// ListLiveClasses returns one page of the domain's classes by id (a Limit
+// of 0: all of them), and the number of all matches.
+func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter, p Page) ([]lms.LiveClass, int64, error) {
 	where := "domain_id = ?"
 	args := []any{domainID}
 	if f.Search != "" {
+		// The title index narrows the rows (migration 0034); the LIKE on
+		// the folded title decides, the same way on both databases.
+		if !s.pg && utf8.RuneCountInString(f.Search) >= 3 {
+			where += ` AND id IN (SELECT rowid FROM live_classes_title WHERE live_classes_title MATCH ?)`
+			args = append(args, ftsPhrase(f.Search))
+		}
 		where += ` AND ` + s.read().fold("title") + ` LIKE ? ESCAPE '\'`
 		args = append(args, likePattern(f.Search))
 	}
@@ -166,30 +165,37 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		where += " AND published = 1"
 	}
 	d := s.read()
-	total, err := d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	q := "SELECT " + classCols + " FROM live_classes WHERE " + where + " ORDER BY id"
-	if f.Limit > 0 {
-		q += " LIMIT ? OFFSET ?"
-		args = append(args, f.Limit, f.Offset)
-	}
-	rows, err := d.query(ctx, q, args...)
-	if err != nil {
-		return nil, 0, err
-	}
 	classes := []lms.LiveClass{}
-	for rows.Next() {
-		c, err := scanClass(rows)
-		if err != nil {
-			rows.Close()
+	scan := func(r *sql.Rows) error {
+		c, err := scanClass(r)
+		classes = append(classes, c)
+		return err
+	}
+	var total int64
+	var err error
+	if f.Search == "" && p.Limit > 0 {
+		filter, kind := "", countLiveClasses
+		if f.PublishedOnly {
+			filter, kind = " AND published = 1", countLiveClassesPublished
+		}
+		if total, err = rowCount(ctx, d, domainID, kind); err != nil {
 			return nil, 0, err
 		}
-		classes = append(classes, c)
+		err = listPage(ctx, d, page{table: "live_classes", domainID: domainID, filter: filter, cols: classCols,
+			total: total, offset: p.Offset, limit: p.Limit}, scan)
+	} else {
+		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+		if err != nil {
+			return nil, 0, err
+		}
+		q := "SELECT " + classCols + " FROM live_classes WHERE " + where + " ORDER BY id"
+		if p.Limit > 0 {
+			q += " LIMIT ? OFFSET ?"
+			args = append(args, p.Limit, p.Offset)
+		}
+		err = scanRows(ctx, d, q, args, scan)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, 0, err
 	}
 	if f.WithOccurrences && len(classes) > 0 {
@@ -198,6 +204,12 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 	}
 	return classes, total, nil
+}
+
+// ftsPhrase is an FTS5 query for text as one phrase: with the trigram
+// tokenizer, the rows whose title contains text, case-insensitively.
+func ftsPhrase(text string) string {
+	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
 }
 
 // pageOccurrences loads the occurrences of a page of classes in one query.
@@ -236,7 +248,10 @@ func (s *Store) DeleteLiveClass(ctx context.Context, domainID, id int64) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return lms.NotFoundf("live class %d not found", id)
 		}
-		return deleteOwned(ctx, tx, domainID, lms.KindClass, id)
+		if err := deleteOwned(ctx, tx, domainID, lms.KindClass, id); err != nil {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.ClassDeletedEvent(id))
 	})
 }
 
@@ -248,7 +263,7 @@ func (s *Store) SetSittingsCancelled(ctx context.Context, domainID, classID int6
 			return err
 		}
 		q := "UPDATE class_occurrences SET cancelled = ? WHERE domain_id = ? AND class_id = ?"
-		args := []any{b2i(cancelled), domainID, classID}
+		args := []any{lms.Flag(cancelled), domainID, classID}
 		if seq != 0 {
 			q += " AND seq = ?"
 			args = append(args, seq)

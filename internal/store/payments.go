@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/pricing"
 )
@@ -63,14 +64,14 @@ type PaymentSettings struct {
 func (s *Store) PaymentSettings(ctx context.Context, domainID int64) (PaymentSettings, error) {
 	var p PaymentSettings
 	var req int
-	var updated string
 	err := s.read().queryRow(ctx, `SELECT gateway, stripe_secret_sealed, stripe_webhook_secret_sealed, stripe_publishable_key,
 		stripe_api_base, require_grant, updated_at FROM payment_settings WHERE domain_id = ?`, domainID).
-		Scan(&p.Gateway, &p.StripeSecretSealed, &p.StripeWebhookSecretSealed, &p.StripePublishableKey, &p.StripeAPIBase, &req, &updated)
+		Scan(&p.Gateway, &p.StripeSecretSealed, &p.StripeWebhookSecretSealed, &p.StripePublishableKey, &p.StripeAPIBase, &req,
+			timeCol(&p.UpdatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return PaymentSettings{Gateway: GatewayNone}, nil
 	}
-	p.RequireGrant, p.UpdatedAt = req == 1, parseTime(updated)
+	p.RequireGrant = req == 1
 	return p, err
 }
 
@@ -106,7 +107,7 @@ func (s *Store) SetRequireGrant(ctx context.Context, domainID int64, on bool) er
 		}
 		_, err := tx.exec(ctx, `INSERT INTO payment_settings (domain_id, gateway, require_grant, updated_at) VALUES (?, 'none', ?, ?)
 			ON CONFLICT (domain_id) DO UPDATE SET require_grant = excluded.require_grant, updated_at = excluded.updated_at`,
-			domainID, b2i(on), formatTime(s.now()))
+			domainID, lms.Flag(on), formatTime(s.now()))
 		return err
 	})
 }
@@ -177,11 +178,9 @@ const orderCols = `id, source, status, buyer_email, user_id, currency, subtotal_
 
 func scanOrder(row interface{ Scan(...any) error }) (Order, error) {
 	var o Order
-	var created, updated, paid string
 	err := row.Scan(&o.ID, &o.Source, &o.Status, &o.BuyerEmail, &o.UserID, &o.Currency, &o.Subtotal, &o.Discount, &o.Total, &o.Refunded,
 		&o.CouponCode, &o.Gateway, &o.ChargeID, &o.CheckoutID, &o.CheckoutURL, &o.ReturnURL, &o.CancelURL, &o.FailureReason,
-		&created, &updated, &paid)
-	o.CreatedAt, o.UpdatedAt, o.PaidAt = parseTime(created), parseTime(updated), optTime(paid)
+		timeCol(&o.CreatedAt), timeCol(&o.UpdatedAt), optTimeCol(&o.PaidAt))
 	return o, err
 }
 
@@ -278,11 +277,9 @@ func order(ctx context.Context, d db, domainID, id int64) (Order, error) {
 	o.Refunds = []OrderRefund{}
 	for rrows.Next() {
 		var r OrderRefund
-		var at string
-		if err := rrows.Scan(&r.ID, &r.Amount, &r.GatewayRefundID, &at); err != nil {
+		if err := rrows.Scan(&r.ID, &r.Amount, &r.GatewayRefundID, timeCol(&r.CreatedAt)); err != nil {
 			return o, err
 		}
-		r.CreatedAt = parseTime(at)
 		o.Refunds = append(o.Refunds, r)
 	}
 	return o, rrows.Err()
@@ -382,7 +379,7 @@ func (s *Store) PayOrder(ctx context.Context, domainID, id int64, chargeID strin
 				return err
 			}
 		}
-		return nil
+		return emit(ctx, tx, domainID, paymentEvent(event.PaymentSucceeded, o, o.Total))
 	})
 	return o, changed, err
 }
@@ -508,7 +505,7 @@ func (s *Store) RefundOrder(ctx context.Context, domainID, id, amount int64, ref
 			return err
 		}
 		if o.Refunded < o.Total {
-			return nil
+			return emit(ctx, tx, domainID, paymentEvent(event.PaymentRefunded, o, amount))
 		}
 		o.Status = OrderRefunded
 		if _, err := tx.exec(ctx, "UPDATE orders SET status = ? WHERE domain_id = ? AND id = ?", OrderRefunded, domainID, id); err != nil {
@@ -532,7 +529,7 @@ func (s *Store) RefundOrder(ctx context.Context, domainID, id, amount int64, ref
 				}
 			}
 		}
-		return nil
+		return emit(ctx, tx, domainID, paymentEvent(event.PaymentRefunded, o, amount))
 	})
 	return o, err
 }
@@ -571,10 +568,10 @@ const grantCols = "id, order_id, class_id, scheme_id, email, starts_at, expires_
 
 func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
 	var g Grant
-	var starts, expires string
 	var revoked int
-	err := row.Scan(&g.ID, &g.OrderID, &g.ClassID, &g.SchemeID, &g.Email, &starts, &expires, &g.LaunchesAllowed, &g.LaunchesUsed, &revoked)
-	g.StartsAt, g.ExpiresAt, g.Revoked = parseTime(starts), optTime(expires), revoked == 1
+	err := row.Scan(&g.ID, &g.OrderID, &g.ClassID, &g.SchemeID, &g.Email, timeCol(&g.StartsAt), optTimeCol(&g.ExpiresAt),
+		&g.LaunchesAllowed, &g.LaunchesUsed, &revoked)
+	g.Revoked = revoked == 1
 	return g, err
 }
 

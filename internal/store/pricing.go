@@ -56,7 +56,7 @@ func (s *Store) AddPricingScheme(ctx context.Context, domainID int64, p lms.Pric
 		var err error
 		p.ID, err = tx.insert(ctx, `INSERT INTO pricing_schemes (domain_id, item_kind, item_id, price_minor, days, lifetime,
 			numbertimes, subscription, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			domainID, p.Kind, p.ItemID, p.Price, p.Days, b2i(p.Lifetime), p.NumberTimes, b2i(p.Subscription), formatTime(p.CreatedAt))
+			domainID, p.Kind, p.ItemID, p.Price, p.Days, lms.Flag(p.Lifetime), p.NumberTimes, lms.Flag(p.Subscription), formatTime(p.CreatedAt))
 		return err
 	})
 	return p, err
@@ -110,7 +110,7 @@ func (s *Store) UpdatePricingScheme(ctx context.Context, domainID int64, kind st
 		}
 		_, err = tx.exec(ctx, `UPDATE pricing_schemes SET price_minor = ?, days = ?, lifetime = ?, numbertimes = ?,
 			subscription = ? WHERE domain_id = ? AND id = ?`,
-			p.Price, p.Days, b2i(p.Lifetime), p.NumberTimes, b2i(p.Subscription), domainID, id)
+			p.Price, p.Days, lms.Flag(p.Lifetime), p.NumberTimes, lms.Flag(p.Subscription), domainID, id)
 		return err
 	})
 	return p, err

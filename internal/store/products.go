@@ -46,11 +46,9 @@ const productCols = "id, name, description, product_type, sku, price_cents, ship
 func scanProduct(row interface{ Scan(...any) error }) (Product, error) {
 	var p Product
 	var cat sql.NullInt64
-	var created, updated string
 	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.Type, &p.SKU, &p.PriceCents, &p.ShippingCents,
-		&p.TrackStock, &p.Status, &cat, &created, &updated)
+		&p.TrackStock, &p.Status, &cat, timeCol(&p.CreatedAt), timeCol(&p.UpdatedAt))
 	p.CategoryID = cat.Int64
-	p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
 	return p, err
 }
 
@@ -93,14 +91,14 @@ func product(ctx context.Context, d db, domainID, id int64) (Product, error) {
 
 // ListProducts returns one page of the domain's products by id, and the
 // number of all of them.
-func (s *Store) ListProducts(ctx context.Context, domainID int64, offset, limit int) ([]Product, int64, error) {
+func (s *Store) ListProducts(ctx context.Context, domainID int64, pg Page) ([]Product, int64, error) {
 	d := s.read()
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM products WHERE domain_id = ?", domainID)
 	if err != nil {
 		return nil, 0, err
 	}
 	rows, err := d.query(ctx, "SELECT "+productCols+" FROM products WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
-		domainID, limit, offset)
+		domainID, pg.Limit, pg.Offset)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -148,6 +146,9 @@ type ProductUpdate struct {
 func (s *Store) UpdateProduct(ctx context.Context, domainID, id int64, u ProductUpdate) (Product, error) {
 	var p Product
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "products", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if p, err = product(ctx, tx, domainID, id); err != nil {
 			return err
@@ -197,9 +198,7 @@ const productCategoryCols = "id, name, is_status, user_id, created_at"
 
 func scanProductCategory(row interface{ Scan(...any) error }) (ProductCategory, error) {
 	var c ProductCategory
-	var created string
-	err := row.Scan(&c.ID, &c.Name, &c.IsStatus, &c.UserID, &created)
-	c.CreatedAt = parseTime(created)
+	err := row.Scan(&c.ID, &c.Name, &c.IsStatus, &c.UserID, timeCol(&c.CreatedAt))
 	return c, err
 }
 
@@ -238,6 +237,9 @@ func productCategory(ctx context.Context, d db, domainID, id int64) (ProductCate
 func (s *Store) UpdateProductCategory(ctx context.Context, domainID, id int64, name string, isStatus *int64) (ProductCategory, error) {
 	var c ProductCategory
 	err := s.tx(ctx, func(tx db) error {
+		if err := lockRow(ctx, tx, "product_categories", domainID, id); err != nil {
+			return err
+		}
 		var err error
 		if c, err = productCategory(ctx, tx, domainID, id); err != nil {
 			return err
@@ -277,14 +279,14 @@ func (s *Store) DeleteProductCategory(ctx context.Context, domainID, id int64) (
 
 // ListProductCategories returns one page of the domain's categories by id,
 // and the number of all of them.
-func (s *Store) ListProductCategories(ctx context.Context, domainID int64, offset, limit int) ([]ProductCategory, int64, error) {
+func (s *Store) ListProductCategories(ctx context.Context, domainID int64, p Page) ([]ProductCategory, int64, error) {
 	d := s.read()
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM product_categories WHERE domain_id = ?", domainID)
 	if err != nil {
 		return nil, 0, err
 	}
 	rows, err := d.query(ctx, "SELECT "+productCategoryCols+" FROM product_categories WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
-		domainID, limit, offset)
+		domainID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -41,10 +41,9 @@ const questionCols = `q.id, v.id, v.version, q.category, v.type, v.text_md, v.po
 func scanQuestion(row interface{ Scan(...any) error }) (Question, error) {
 	var q Question
 	var deleted int
-	var created, updated string
 	err := row.Scan(&q.ID, &q.VersionID, &q.Version, &q.Category, &q.Type, &q.Text, &q.PointsMilli, &q.Data, &deleted,
-		&created, &updated)
-	q.Deleted, q.CreatedAt, q.UpdatedAt = deleted == 1, parseTime(created), parseTime(updated)
+		timeCol(&q.CreatedAt), timeCol(&q.UpdatedAt))
+	q.Deleted = deleted == 1
 	return q, err
 }
 
@@ -476,12 +475,8 @@ const overrideCols = `o.test_id, o.user_id, u.email, o.extra_time_s, o.multiplie
 
 func scanOverride(row interface{ Scan(...any) error }) (QuizOverride, error) {
 	var o QuizOverride
-	var closeAt, updated string
-	err := row.Scan(&o.TestID, &o.UserID, &o.Email, &o.ExtraTimeS, &o.MultiplierPermille, &o.ExtraAttempts, &closeAt, &o.SchemeID, &updated)
-	if closeAt != "" {
-		o.CloseAt = parseTime(closeAt)
-	}
-	o.UpdatedAt = parseTime(updated)
+	err := row.Scan(&o.TestID, &o.UserID, &o.Email, &o.ExtraTimeS, &o.MultiplierPermille, &o.ExtraAttempts, optTimeCol(&o.CloseAt),
+		&o.SchemeID, timeCol(&o.UpdatedAt))
 	return o, err
 }
 

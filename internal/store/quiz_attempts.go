@@ -55,12 +55,10 @@ const attemptCols = `id, test_id, user_id, mode, attempt_no, state, source, clas
 
 func scanAttempt(row interface{ Scan(...any) error }) (Attempt, error) {
 	var a Attempt
-	var started, deadline, next, finished, updated string
 	var capped int
 	err := row.Scan(&a.ID, &a.TestID, &a.UserID, &a.Mode, &a.AttemptNo, &a.State, &a.Source, &a.ClassID, &a.Sitting, &a.Layout,
-		&started, &deadline, &capped, &next, &finished, &a.ScoreMilli, &a.MaxMilli, &updated, &a.Page)
-	a.StartedAt, a.Deadline, a.NextCheck, a.FinishedAt, a.UpdatedAt = parseTime(started), optTime(deadline), optTime(next),
-		optTime(finished), parseTime(updated)
+		timeCol(&a.StartedAt), optTimeCol(&a.Deadline), &capped, optTimeCol(&a.NextCheck), optTimeCol(&a.FinishedAt),
+		&a.ScoreMilli, &a.MaxMilli, timeCol(&a.UpdatedAt), &a.Page)
 	a.Capped = capped == 1
 	return a, err
 }
@@ -126,7 +124,7 @@ func (s *Store) StartAttempt(ctx context.Context, domainID, testID, userID int64
 				sitting, layout, started_at, deadline, capped, next_check, finished_at, score_milli, max_milli, updated_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', 0, ?, ?)`,
 				domainID, testID, userID, a.Mode, a.AttemptNo, a.State, a.Source, a.ClassID, a.Sitting, a.Layout,
-				formatTime(a.StartedAt), formatOptTime(a.Deadline), b2i(a.Capped), formatOptTime(a.NextCheck), a.MaxMilli, formatTime(a.UpdatedAt))
+				formatTime(a.StartedAt), formatOptTime(a.Deadline), lms.Flag(a.Capped), formatOptTime(a.NextCheck), a.MaxMilli, formatTime(a.UpdatedAt))
 			created = err == nil
 			return err
 		})
@@ -170,12 +168,12 @@ func answers(ctx context.Context, d db, domainID, attemptID int64) ([]Answer, er
 	var out []Answer
 	for rows.Next() {
 		var a Answer
-		var saved string
 		var pending, manual int
-		if err := rows.Scan(&a.Slot, &a.Response, &a.Seq, &saved, &a.MarkMilli, &a.Correct, &pending, &manual, &a.Comment); err != nil {
+		if err := rows.Scan(&a.Slot, &a.Response, &a.Seq, optTimeCol(&a.SavedAt), &a.MarkMilli, &a.Correct, &pending, &manual,
+			&a.Comment); err != nil {
 			return nil, err
 		}
-		a.SavedAt, a.Pending, a.Manual = optTime(saved), pending == 1, manual == 1
+		a.Pending, a.Manual = pending == 1, manual == 1
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -260,7 +258,7 @@ func (s *Store) UpdateAttempt(ctx context.Context, domainID, id int64, edit func
 			if _, err := tx.exec(ctx, `INSERT INTO quiz_answers (domain_id, attempt_id, slot, mark_milli, correct, pending, manual, comment)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (attempt_id, slot) DO UPDATE SET mark_milli = excluded.mark_milli,
 				correct = excluded.correct, pending = excluded.pending, manual = excluded.manual, comment = excluded.comment`,
-				domainID, id, x.Slot, x.MarkMilli, x.Correct, b2i(x.Pending), b2i(x.Manual), x.Comment); err != nil {
+				domainID, id, x.Slot, x.MarkMilli, x.Correct, lms.Flag(x.Pending), lms.Flag(x.Manual), x.Comment); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -16,17 +17,25 @@ const recordingCols = `id, class_id, user_id, name, fname, blob_key, content_typ
 
 func scanRecording(row interface{ Scan(...any) error }) (lms.Recording, error) {
 	var r lms.Recording
-	var created string
 	err := row.Scan(&r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType, &r.Size,
-		&r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment, &r.ExportState, &r.ExportProgress)
-	r.CreatedAt = parseTime(created)
+		&r.Status, &r.DateRecorded, timeCol(&r.CreatedAt), &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment, &r.ExportState,
+		&r.ExportProgress)
 	return r, err
 }
 
 // AddRecording records a file already written to the blob store.
 func (s *Store) AddRecording(ctx context.Context, domainID int64, r lms.Recording) (lms.Recording, error) {
+	return s.AddFencedRecording(ctx, domainID, Fence{}, r)
+}
+
+// AddFencedRecording records a live room's recording (segment) under the
+// room's lease f: refused with ErrFenced when the node no longer holds it.
+func (s *Store) AddFencedRecording(ctx context.Context, domainID int64, f Fence, r lms.Recording) (lms.Recording, error) {
 	r.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
+		if err := tx.checkFence(ctx, f); err != nil {
+			return err
+		}
 		ok, err := itemExists(ctx, tx, domainID, lms.KindClass, r.ClassID)
 		if err != nil {
 			return err
@@ -42,7 +51,10 @@ func (s *Store) AddRecording(ctx context.Context, domainID int64, r lms.Recordin
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			domainID, r.ClassID, r.UserID, r.Name, r.FName, r.BlobKey, r.ContentType, r.Size, r.Status, r.DateRecorded,
 			formatTime(r.CreatedAt), r.State, r.DurationMS, r.OccurrenceSeq, r.Segment)
-		return err
+		if err != nil || r.State != lms.RecordingReady {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.RecordingReadyEvent(r))
 	})
 	return r, err
 }
@@ -142,7 +154,16 @@ func (s *Store) ClassOwner(ctx context.Context, classID int64) (int64, error) {
 // FinishRecording writes what a recording became: its state, main file,
 // duration and size, and its files (added to those it has).
 func (s *Store) FinishRecording(ctx context.Context, domainID int64, r lms.Recording, files []lms.RecordingFile) error {
+	return s.FinishFencedRecording(ctx, domainID, Fence{}, r, files)
+}
+
+// FinishFencedRecording is FinishRecording under a live room's lease f:
+// refused with ErrFenced when the node no longer holds it.
+func (s *Store) FinishFencedRecording(ctx context.Context, domainID int64, f Fence, r lms.Recording, files []lms.RecordingFile) error {
 	return s.tx(ctx, func(tx db) error {
+		if err := tx.checkFence(ctx, f); err != nil {
+			return err
+		}
 		res, err := tx.exec(ctx, `UPDATE recordings SET state = ?, blob_key = ?, name = ?, content_type = ?, size = ?, duration_ms = ?
 			WHERE domain_id = ? AND id = ?`, r.State, r.BlobKey, r.Name, r.ContentType, r.Size, r.DurationMS, domainID, r.ID)
 		if err != nil {
@@ -159,7 +180,10 @@ func (s *Store) FinishRecording(ctx context.Context, domainID int64, r lms.Recor
 				return err
 			}
 		}
-		return nil
+		if r.State != lms.RecordingReady {
+			return nil
+		}
+		return emit(ctx, tx, domainID, event.RecordingReadyEvent(r))
 	})
 }
 
@@ -252,14 +276,12 @@ func (s *Store) ExpiredRecordings(ctx context.Context, now time.Time, limit int)
 	for rows.Next() && len(out) < limit {
 		var e ExpiredRecording
 		var days int
-		var created string
 		r := &e.Recording
 		if err := rows.Scan(&e.DomainID, &days, &r.ID, &r.ClassID, &r.UserID, &r.Name, &r.FName, &r.BlobKey, &r.ContentType,
-			&r.Size, &r.Status, &r.DateRecorded, &created, &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment,
+			&r.Size, &r.Status, &r.DateRecorded, timeCol(&r.CreatedAt), &r.State, &r.DurationMS, &r.OccurrenceSeq, &r.Segment,
 			&r.ExportState, &r.ExportProgress); err != nil {
 			return nil, err
 		}
-		r.CreatedAt = parseTime(created)
 		if r.CreatedAt.Before(now.AddDate(0, 0, -days)) {
 			out = append(out, e)
 		}
@@ -305,4 +327,30 @@ func (s *Store) SetRecordingExport(ctx context.Context, domainID, id int64, stat
 			domainID, id, file.Role, file.BlobKey, file.Name, file.ContentType, file.DurationMS, file.Width, file.Height, file.Size)
 		return err
 	})
+}
+
+// NextRecordingSegment is the segment number a new recorder of a sitting
+// starts at: one past the sitting's last recorded segment (0 for none), so
+// that a recording that goes on after its node died continues its parts.
+func (s *Store) NextRecordingSegment(ctx context.Context, domainID, classID int64, seq int) (int, error) {
+	n, err := s.read().count(ctx, `SELECT COALESCE(MAX(segment) + 1, 0) FROM recordings
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq)
+	return int(n), err
+}
+
+// FailActiveRecordings marks failed the recordings of a sitting still
+// shown as recording: their node died before it finished them, and their
+// files stayed on its disk. It returns how many.
+func (s *Store) FailActiveRecordings(ctx context.Context, k RoomKey) (int, error) {
+	var n int64
+	err := s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, `UPDATE recordings SET state = ? WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ? AND state = ?`,
+			lms.RecordingFailed, k.Domain, k.Class, k.Sitting, lms.RecordingActive)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
 }

@@ -12,10 +12,8 @@ const roomFileCols = `id, class_id, occurrence_seq, user_ref, user_name, name, c
 
 func scanRoomFile(sc interface{ Scan(...any) error }) (lms.RoomFile, error) {
 	var f lms.RoomFile
-	var created string
 	err := sc.Scan(&f.ID, &f.ClassID, &f.OccurrenceSeq, &f.UserRef, &f.UserName, &f.Name, &f.ContentType, &f.Kind,
-		&f.Size, &f.BlobKey, &f.Status, &created)
-	f.CreatedAt = parseTime(created)
+		&f.Size, &f.BlobKey, &f.Status, timeCol(&f.CreatedAt))
 	return f, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -36,11 +37,9 @@ func (s *Store) RoomChat(ctx context.Context, domainID, classID int64, seq, limi
 	var out []lms.ChatMessage
 	for rows.Next() {
 		m := lms.ChatMessage{ClassID: classID, OccurrenceSeq: seq}
-		var at string
-		if err := rows.Scan(&m.ID, &m.From, &m.FromName, &m.To, &m.Text, &at); err != nil {
+		if err := rows.Scan(&m.ID, &m.From, &m.FromName, &m.To, &m.Text, timeCol(&m.At)); err != nil {
 			return nil, err
 		}
-		m.At = parseTime(at)
 		out = append(out, m)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -82,35 +81,52 @@ func (s *Store) RoomRemovals(ctx context.Context, domainID, classID int64, seq i
 // whose room never opened has zero values.
 func (s *Store) Sitting(ctx context.Context, domainID, classID int64, seq int) (lms.Sitting, error) {
 	st := lms.Sitting{ClassID: classID, OccurrenceSeq: seq}
-	var opened, ended string
-	err := s.read().queryRow(ctx, `SELECT extended_minutes, opened_at, ended_at, board_page, presentation FROM room_sittings
-		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq).Scan(&st.ExtendedMinutes, &opened, &ended,
-		&st.BoardPage, &st.Presentation)
+	err := s.read().queryRow(ctx, `SELECT extended_minutes, opened_at, ended_at, board_page, presentation, draw_all, files_all, recording
+		FROM room_sittings WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?`, domainID, classID, seq).Scan(&st.ExtendedMinutes,
+		optTimeCol(&st.OpenedAt), optTimeCol(&st.EndedAt), &st.BoardPage, &st.Presentation, &st.DrawAll, &st.FilesAll, &st.Recording)
 	if errors.Is(err, sql.ErrNoRows) {
-		return st, nil
+		return lms.Sitting{ClassID: classID, OccurrenceSeq: seq}, nil
 	}
 	if err != nil {
 		return st, err
 	}
-	st.OpenedAt, st.EndedAt = parseOptionalTime(opened), parseOptionalTime(ended)
 	return st, nil
 }
 
-// SaveSitting writes a sitting's room state.
-func (s *Store) SaveSitting(ctx context.Context, domainID int64, st lms.Sitting) error {
+// SaveSitting writes a sitting's room state, and the events (webhooks)
+// the caller says the change raises, in the same transaction.
+func (s *Store) SaveSitting(ctx context.Context, domainID int64, st lms.Sitting, events ...event.Event) error {
+	return s.SaveFencedSitting(ctx, domainID, Fence{}, st, events...)
+}
+
+// SaveFencedSitting is SaveSitting under the room's lease f: refused with
+// ErrFenced when the node no longer holds it.
+func (s *Store) SaveFencedSitting(ctx context.Context, domainID int64, f Fence, st lms.Sitting, events ...event.Event) error {
 	return s.tx(ctx, func(tx db) error {
+		if err := tx.checkFence(ctx, f); err != nil {
+			return err
+		}
 		_, err := tx.exec(ctx, `INSERT INTO room_sittings (domain_id, class_id, occurrence_seq, extended_minutes, opened_at, ended_at,
-				board_page, presentation)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				board_page, presentation, draw_all, files_all, recording)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (domain_id, class_id, occurrence_seq) DO UPDATE SET extended_minutes = excluded.extended_minutes,
 				opened_at = excluded.opened_at, ended_at = excluded.ended_at, board_page = excluded.board_page,
-				presentation = excluded.presentation`,
+				presentation = excluded.presentation, draw_all = excluded.draw_all, files_all = excluded.files_all,
+				recording = excluded.recording`,
 			domainID, st.ClassID, st.OccurrenceSeq, st.ExtendedMinutes, formatOptionalTime(st.OpenedAt), formatOptionalTime(st.EndedAt),
-			st.BoardPage, st.Presentation)
+			st.BoardPage, st.Presentation, lms.Flag(st.DrawAll), lms.Flag(st.FilesAll), st.Recording)
 		if errors.Is(mapErr(err), errForeignKey) {
 			return lms.NotFoundf("live class %d not found", st.ClassID)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		for _, ev := range events {
+			if err := emit(ctx, tx, domainID, ev); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -119,13 +135,6 @@ func formatOptionalTime(t time.Time) string {
 		return ""
 	}
 	return formatTime(t)
-}
-
-func parseOptionalTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	return parseTime(s)
 }
 
 // CloseOpenAttendance writes a leave event at instant at for every join
@@ -178,6 +187,10 @@ func (s *Store) closeAttendance(ctx context.Context, at time.Time, where string,
 					o.domain, o.class, o.seq, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
 					return err
 				}
+				if err := emit(ctx, tx, o.domain, event.AttendanceEvent(lms.AttendanceEvent{ClassID: o.class, OccurrenceSeq: o.seq,
+					UserRef: o.ref, UserName: o.name, IsTeacher: o.teacher != 0, Kind: lms.AttendanceLeave, At: at})); err != nil {
+					return err
+				}
 				closed++
 			}
 		}
@@ -217,4 +230,70 @@ func (s *Store) AwardClassAttended(ctx context.Context, domainID, userID, classI
 		return err
 	})
 	return given, err
+}
+
+// SaveRoomUser writes what a sitting's room keeps of one user (upserted),
+// under the room's lease f.
+func (s *Store) SaveRoomUser(ctx context.Context, f Fence, domainID, classID int64, seq int, u lms.RoomUser) error {
+	var hand int64
+	if !u.HandAt.IsZero() {
+		hand = u.HandAt.UnixNano()
+	}
+	return s.tx(ctx, func(tx db) error {
+		if err := tx.checkFence(ctx, f); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, `INSERT INTO room_users (domain_id, class_id, occurrence_seq, user_ref, hand_at, media, screen, draw, files)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (domain_id, class_id, occurrence_seq, user_ref) DO UPDATE SET hand_at = excluded.hand_at,
+				media = excluded.media, screen = excluded.screen, draw = excluded.draw, files = excluded.files`,
+			domainID, classID, seq, u.UserRef, hand, tristate(u.Media), tristate(u.Screen), tristate(u.Draw), tristate(u.Files))
+		if errors.Is(mapErr(err), errForeignKey) {
+			return lms.NotFoundf("live class %d not found", classID)
+		}
+		return err
+	})
+}
+
+// RoomUsers returns what a sitting's room keeps of its users, the raised
+// hands first in the order they went up.
+func (s *Store) RoomUsers(ctx context.Context, domainID, classID int64, seq int) ([]lms.RoomUser, error) {
+	rows, err := s.read().query(ctx, `SELECT user_ref, hand_at, media, screen, draw, files FROM room_users
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ?
+		ORDER BY CASE WHEN hand_at = 0 THEN 1 ELSE 0 END, hand_at, user_ref`, domainID, classID, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []lms.RoomUser
+	for rows.Next() {
+		var u lms.RoomUser
+		var hand int64
+		var media, screen, draw, files int
+		if err := rows.Scan(&u.UserRef, &hand, &media, &screen, &draw, &files); err != nil {
+			return nil, err
+		}
+		if hand != 0 {
+			u.HandAt = time.Unix(0, hand).UTC()
+		}
+		u.Media, u.Screen, u.Draw, u.Files = fromTristate(media), fromTristate(screen), fromTristate(draw), fromTristate(files)
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// tristate stores an optional permission: -1 unset, 0 false, 1 true.
+func tristate(b *bool) int {
+	if b == nil {
+		return -1
+	}
+	return lms.Flag(*b)
+}
+
+func fromTristate(v int) *bool {
+	if v < 0 {
+		return nil
+	}
+	b := v == 1
+	return &b
 }

@@ -97,12 +97,11 @@ func (s *Store) CreateLoginLink(ctx context.Context, l LoginLink, token string, 
 // token of another domain stays unused).
 func (s *Store) ConsumeLoginLink(ctx context.Context, domainID int64, token, purpose string, at time.Time) (LoginLink, error) {
 	l := LoginLink{DomainID: domainID, Purpose: purpose}
-	var expires string
 	err := s.tx(ctx, func(tx db) error {
 		return tx.queryRow(ctx, `UPDATE learn_login_links SET used_at = ?
 			WHERE token_hash = ? AND domain_id = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
 			RETURNING id, user_id, return_to, expires_at`,
-			formatTime(at), hashKey(token), domainID, purpose, formatTime(at)).Scan(&l.ID, &l.UserID, &l.ReturnTo, &expires)
+			formatTime(at), hashKey(token), domainID, purpose, formatTime(at)).Scan(&l.ID, &l.UserID, &l.ReturnTo, timeCol(&l.ExpiresAt))
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return LoginLink{}, lms.NotFoundf("login link used, expired or unknown")
@@ -110,7 +109,6 @@ func (s *Store) ConsumeLoginLink(ctx context.Context, domainID int64, token, pur
 	if err != nil {
 		return LoginLink{}, err
 	}
-	l.ExpiresAt = parseTime(expires)
 	return l, nil
 }
 
@@ -175,22 +173,19 @@ func (s *Store) CreateLearnSession(ctx context.Context, domainID, userID int64, 
 // reached its absolute end (at) and was seen after idleSince.
 func (s *Store) ActiveLearnSession(ctx context.Context, domainID int64, token string, at, idleSince time.Time) (LearnSession, error) {
 	var ls LearnSession
-	var created, seen, expires, userCreated string
 	err := s.read().queryRow(ctx, `SELECT s.id, s.domain_id, s.via, s.created_at, s.last_seen_at, s.expires_at,
 			u.id, u.name, u.username, u.email, u.created_at
 		FROM learn_sessions s JOIN users u ON u.id = s.user_id AND u.domain_id = s.domain_id
 		WHERE s.domain_id = ? AND s.token_hash = ? AND s.expires_at > ? AND s.last_seen_at > ?`,
 		domainID, hashKey(token), formatTime(at), formatTime(idleSince)).
-		Scan(&ls.ID, &ls.DomainID, &ls.Via, &created, &seen, &expires,
-			&ls.User.ID, &ls.User.Name, &ls.User.Username, &ls.User.Email, &userCreated)
+		Scan(&ls.ID, &ls.DomainID, &ls.Via, timeCol(&ls.CreatedAt), timeCol(&ls.LastSeenAt), timeCol(&ls.ExpiresAt),
+			&ls.User.ID, &ls.User.Name, &ls.User.Username, &ls.User.Email, timeCol(&ls.User.CreatedAt))
 	if errors.Is(err, sql.ErrNoRows) {
 		return LearnSession{}, lms.NotFoundf("no active session")
 	}
 	if err != nil {
 		return LearnSession{}, err
 	}
-	ls.CreatedAt, ls.LastSeenAt, ls.ExpiresAt = parseTime(created), parseTime(seen), parseTime(expires)
-	ls.User.CreatedAt = parseTime(userCreated)
 	return ls, nil
 }
 
@@ -290,18 +285,13 @@ func (s *Store) SSOKeys(ctx context.Context, domainID int64, sealKey []byte, at 
 	var out []SSOKey
 	for rows.Next() {
 		var k SSOKey
-		var sealed, created string
-		var expires sql.NullString
-		if err := rows.Scan(&k.Kid, &sealed, &created, &expires); err != nil {
+		var sealed string
+		if err := rows.Scan(&k.Kid, &sealed, timeCol(&k.CreatedAt), optTimeCol(&k.ExpiresAt)); err != nil {
 			return nil, err
 		}
 		k.Secret, err = openSSO(sealKey, domainID, k.Kid, sealed)
 		if err != nil {
 			return nil, err
-		}
-		k.CreatedAt = parseTime(created)
-		if expires.Valid {
-			k.ExpiresAt = parseTime(expires.String)
 		}
 		out = append(out, k)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -29,7 +30,10 @@ func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms
 		if isUnique(err) {
 			return lms.Conflictf("a user with email %s already exists", u.Email)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.UserCreatedEvent(u))
 	})
 	return u, err
 }
@@ -78,23 +82,23 @@ func (s *Store) DeleteUserByEmail(ctx context.Context, domainID int64, email str
 			domainID, strconv.FormatInt(u.ID, 10)); err != nil {
 			return err
 		}
-		_, err = tx.exec(ctx, "DELETE FROM users WHERE domain_id = ? AND id = ?", domainID, u.ID)
-		return err
+		if _, err = tx.exec(ctx, "DELETE FROM users WHERE domain_id = ? AND id = ?", domainID, u.ID); err != nil {
+			return err
+		}
+		return emit(ctx, tx, domainID, event.UserDeletedEvent(u))
 	})
 	return u, err
 }
 
 // UserFilter selects users for ListUsers.
 type UserFilter struct {
-	Name   string // partial, case-insensitive
-	Email  string // partial, case-insensitive
-	Offset int
-	Limit  int
+	Name  string // partial, case-insensitive
+	Email string // partial, case-insensitive
 }
 
 // ListUsers returns one page of the domain's users matching f, by id, and
 // the number of all matches.
-func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter) ([]lms.User, int64, error) {
+func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p Page) ([]lms.User, int64, error) {
 	where := "domain_id = ?"
 	args := []any{domainID}
 	if f.Name != "" {
@@ -106,25 +110,27 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter) ([]
 		args = append(args, likePattern(f.Email))
 	}
 	d := s.read()
+	users := []lms.User{}
+	scan := func(r *sql.Rows) error {
+		u, err := scanUser(r)
+		users = append(users, u)
+		return err
+	}
+	if f.Name == "" && f.Email == "" {
+		total, err := rowCount(ctx, d, domainID, countUsers)
+		if err != nil {
+			return nil, 0, err
+		}
+		err = listPage(ctx, d, page{table: "users", domainID: domainID, cols: userCols, total: total, offset: p.Offset, limit: p.Limit}, scan)
+		return users, total, err
+	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT ? OFFSET ?",
-		append(args, f.Limit, f.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	users := []lms.User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		users = append(users, u)
-	}
-	return users, total, rows.Err()
+	err = scanRows(ctx, d, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT ? OFFSET ?",
+		append(args, p.Limit, p.Offset), scan)
+	return users, total, err
 }
 
 // likePattern makes a case-insensitive "contains" LIKE pattern of s, with

@@ -706,10 +706,16 @@ func TestDirStorage(t *testing.T) {
 type blockingStorage struct {
 	*memStorage
 	release chan struct{}
+	// entered gets a value when a Create starts waiting for release.
+	entered chan struct{}
 }
 
 func (b *blockingStorage) Create(name string) (File, error) {
 	if strings.HasSuffix(name, ".webm") {
+		select {
+		case b.entered <- struct{}{}:
+		default:
+		}
 		<-b.release
 	}
 	return b.memStorage.Create(name)
@@ -719,7 +725,7 @@ func (b *blockingStorage) Create(name string) (File, error) {
 // never blocks, the packets past the queue are dropped (as lost), and the
 // recording goes on from the next keyframe once the storage is back.
 func TestStalledStorage(t *testing.T) {
-	st := &blockingStorage{newMemStorage(), make(chan struct{})}
+	st := &blockingStorage{newMemStorage(), make(chan struct{}), make(chan struct{}, 1)}
 	clk := newFakeClock()
 	r := New(st, Options{Now: clk.now, Logger: testLogger()})
 	defer r.Stop()
@@ -738,7 +744,18 @@ func TestStalledStorage(t *testing.T) {
 		}
 	}
 	began := time.Now()
-	send(0, 12000) // the first keyframe makes the worker wait for Create
+	// The first keyframe makes the worker wait for Create, holding only
+	// the batch it took; the rest fills the queue.
+	k := 0
+	for stalled := false; !stalled; k++ {
+		send(k, k+1)
+		select {
+		case <-st.entered:
+			stalled = true
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	send(k, 12000)
 	if d := time.Since(began); d > 5*time.Second {
 		t.Errorf("12000 packets took %v to hand over", d)
 	}

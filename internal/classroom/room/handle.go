@@ -133,9 +133,11 @@ func (r *Room) setHand(u *user, up bool) {
 	u.hand = up
 	if up {
 		r.hands = append(r.hands, u.id)
+		u.handAt = r.now()
 	} else {
 		r.hands = slices.DeleteFunc(r.hands, func(id string) bool { return id == u.id })
 	}
+	r.saveUser(u)
 	r.changed(u, nil)
 	r.broadcast(eventMsg{Kind: "hands", Hands: r.handList()}, nil, nil)
 }
@@ -220,6 +222,9 @@ func (r *Room) moderate(c *Conn, teacher *user, m clientMsg, fail func(code, msg
 		fail(ErrInvalid, "Unknown moderation action.")
 		return
 	}
+	if strings.HasPrefix(m.Action, "allow-") || strings.HasPrefix(m.Action, "revoke-") {
+		r.saveUser(u)
+	}
 	r.changed(u, nil)
 }
 
@@ -248,7 +253,7 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 			fail(ErrForbidden, "Your plan limits how long a session lasts; it cannot be extended.")
 			return
 		}
-		if err := r.hub.Store.SaveSitting(context.Background(), r.key.Domain, r.sitting); err != nil {
+		if err := r.hub.Store.SaveFencedSitting(context.Background(), r.key.Domain, r.fence(), r.sitting); err != nil {
 			r.sitting.ExtendedMinutes -= int(ExtendStep / time.Minute)
 			r.hub.logger().Error("extend sitting", "class", r.key.Class, "err", err)
 			fail(ErrInvalid, "The class could not be extended. Try again.")
@@ -274,6 +279,8 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 			key += "revoked"
 		}
 		draw, files := r.drawAll, r.filesAll
+		r.sitting.DrawAll, r.sitting.FilesAll = draw, files
+		r.saveSitting()
 		r.broadcast(eventMsg{Kind: "switches", DrawAll: &draw, FilesAll: &files}, nil, nil)
 		for _, u := range r.users {
 			if !u.teacher && len(u.conns) > 0 {
@@ -283,6 +290,7 @@ func (r *Room) roomAction(c *Conn, m clientMsg, fail func(code, msg string)) {
 				} else {
 					u.files = nil
 				}
+				r.saveUser(u)
 				r.tell(u, key, c.user)
 				r.changed(u, nil)
 			}

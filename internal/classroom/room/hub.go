@@ -47,6 +47,10 @@ type Hub struct {
 	Quiz   QuizEngine
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Fence returns the lease this node holds room k under (on a
+	// cluster); the room's writes carry it and are refused once another
+	// node took the room over. nil (a single node) fences nothing.
+	Fence func(k Key) store.Fence
 	// IdleTimeout is how long an empty room stays open for reconnects
 	// (default 2 minutes).
 	IdleTimeout time.Duration

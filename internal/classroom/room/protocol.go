@@ -3,6 +3,8 @@ package room
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/lectern-lms/lectern/internal/quizsvc"
 )
 
 // Protocol is the version of the classroom protocol this package speaks
@@ -123,6 +125,10 @@ type Snapshot struct {
 	FilesAll bool `json:"filesAll"`
 	// Quiz is the in-class quiz, if one was launched in this sitting.
 	Quiz *QuizState `json:"quiz,omitempty"`
+	// QuizTests are the tests attached to the class: teachers only.
+	QuizTests []quizsvc.ClassTest `json:"quizTests,omitempty"`
+	// QuizMine are this student's saved answers to the open quiz.
+	QuizMine []quizsvc.SavedAnswer `json:"quizMine,omitempty"`
 }
 
 // Presentation is the shared state of an open presentation.

@@ -86,6 +86,7 @@ func (r *Room) startRecording() {
 		r.recorder.Event("snapshot", b)
 	}
 	r.recording = true
+	r.setRecordingState(lms.SittingRecording)
 	r.broadcast(eventMsg{Kind: "recording", Recording: &r.recording}, nil, nil)
 }
 
@@ -98,6 +99,11 @@ func (r *Room) pauseRecording(reason string) {
 	r.broadcast(eventMsg{Kind: "recording", Recording: &off, Reason: reason}, nil, nil)
 	r.recording = false
 	r.recorder.Pause()
+	if reason == "teacher" || reason == "failed" {
+		// Not when the room closes here to open on another node: the
+		// recording goes on there.
+		r.setRecordingState(lms.SittingPaused)
+	}
 }
 
 // stopRecording ends the recording with the room.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	hook "github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/quizsvc"
 )
@@ -75,10 +76,17 @@ type Room struct {
 	// once it is closed.
 	quiz    *quizsvc.LiveQuiz
 	quizAgg *quizsvc.Aggregate
+	// quizDirty: answers came in since the teachers' last tally.
+	quizDirty bool
+	quizAt    time.Time
 
 	recorder    Recorder
 	recording   bool
 	autoStarted bool
+
+	// saved is what the store kept of users not yet back in this room
+	// (restored as they join: hands, permissions).
+	saved map[string]lms.RoomUser
 }
 
 type user struct {
@@ -89,6 +97,7 @@ type user struct {
 	// class settings.
 	media, screen, draw, files *bool
 	hand                       bool
+	handAt                     time.Time // when the hand went up
 	quality                    string
 	chatTimes                  []time.Time
 	awarded                    bool
@@ -178,9 +187,12 @@ func (r *Room) load(ctx context.Context) error {
 	}
 	if r.sitting.OpenedAt.IsZero() {
 		r.sitting.OpenedAt = r.now().Truncate(time.Second)
-		if err := st.SaveSitting(ctx, r.key.Domain, r.sitting); err != nil {
+		if err := st.SaveFencedSitting(ctx, r.key.Domain, r.fence(), r.sitting, hook.ClassStartedEvent(r.sitting)); err != nil {
 			return err
 		}
+	}
+	if err := r.loadUsers(ctx); err != nil {
+		return err
 	}
 	r.endsAt = r.computeEnd()
 	if err := r.loadBoard(ctx); err != nil {
@@ -243,6 +255,7 @@ func (r *Room) join(ctx context.Context, e Entry) joinResult {
 		u = &user{id: l.UserID, conns: map[string]*Conn{}, quality: "unknown"}
 		r.users[l.UserID] = u
 		r.order = append(r.order, l.UserID)
+		r.restoreUser(u)
 	}
 	u.name, u.teacher = l.UserName, u.teacher || l.Teacher
 
@@ -313,6 +326,7 @@ func (r *Room) join(ctx context.Context, e Entry) joinResult {
 	for _, ev := range replay {
 		c.push(ev.data)
 	}
+	r.resumeRecording()
 	return joinResult{conn: c}
 }
 
@@ -368,9 +382,7 @@ func (r *Room) record(c *Conn, kind string, at time.Time) {
 	u := r.users[c.user]
 	ev := lms.AttendanceEvent{ClassID: r.key.Class, OccurrenceSeq: r.key.Sitting, UserRef: u.id,
 		UserName: u.name, IsTeacher: u.teacher, Kind: kind, At: at.Truncate(time.Second)}
-	if err := r.hub.Store.AddAttendance(context.Background(), r.key.Domain, ev); err != nil {
-		r.hub.logger().Error("record attendance", "class", r.key.Class, "sitting", r.key.Sitting, "err", err)
-	}
+	r.logWrite("record attendance", r.hub.Store.AddFencedAttendance(context.Background(), r.key.Domain, r.fence(), ev))
 }
 
 // award gives an LMS user (a classroom user id that is an LMS user id of
@@ -412,6 +424,11 @@ func (r *Room) detach(c *Conn, reason string) {
 		if u.hand {
 			u.hand = false
 			r.hands = slices.DeleteFunc(r.hands, func(id string) bool { return id == u.id })
+			if reason != "restart" {
+				// A room closing on this node (to open on another, or
+				// after a restart) keeps the hand up for its next owner.
+				r.saveUser(u)
+			}
 			r.broadcast(eventMsg{Kind: "hands", Hands: r.handList()}, nil, nil)
 		}
 		r.broadcast(eventMsg{Kind: "leave", UserID: u.id}, nil, nil)
@@ -435,6 +452,7 @@ func (r *Room) checkTime() {
 		r.end("time")
 		return
 	}
+	r.checkQuiz(now, false)
 	if len(r.conns) > 0 {
 		r.autoRecord(now)
 	}
@@ -450,29 +468,33 @@ func (r *Room) checkTime() {
 		idle = 2 * time.Minute
 	}
 	if len(r.conns) == 0 && now.Sub(r.emptyAt) >= idle {
+		r.checkQuiz(now, true)
 		if r.stop(false) {
 			r.stopRecording()
+			// A room that closed because it was empty opens afresh,
+			// as recording goes: automatic recording starts again.
+			r.setRecordingState(lms.SittingNotRecorded)
 		}
 	}
 }
 
-// saveSitting writes the sitting's state; a failure is logged.
-func (r *Room) saveSitting() {
-	if err := r.hub.Store.SaveSitting(context.Background(), r.key.Domain, r.sitting); err != nil {
-		r.hub.logger().Error("save sitting", "class", r.key.Class, "sitting", r.key.Sitting, "err", err)
-	}
+// saveSitting writes the sitting's state, with the events the change
+// raises; a failure is logged.
+func (r *Room) saveSitting(events ...hook.Event) {
+	r.logWrite("save sitting", r.hub.Store.SaveFencedSitting(context.Background(), r.key.Domain, r.fence(), r.sitting, events...))
 }
 
 // end closes the sitting for everyone, for good.
 func (r *Room) end(reason string) {
 	r.sitting.EndedAt = r.now().Truncate(time.Second)
-	r.saveSitting()
+	r.saveSitting(hook.ClassEndedEvent(r.sitting))
 	r.shutdown("ended", reason)
 }
 
 // shutdown announces the end (when reason is given), closes every
 // connection and stops the room.
 func (r *Room) shutdown(kind, reason string) {
+	r.checkQuiz(r.now(), true)
 	if kind != "" {
 		r.broadcast(eventMsg{Kind: kind, Reason: reason}, nil, nil)
 	}
@@ -574,7 +596,8 @@ func (r *Room) participant(u *user) Participant {
 func (r *Room) snapshot(u *user) Snapshot {
 	s := Snapshot{Participants: []Participant{}, Chat: []ChatMessage{}, Hands: r.handList(), Streams: []StreamInfo{},
 		Board: r.board.snapshot(), Presentation: r.presentation, Files: r.fileList(), Recording: r.recording,
-		DrawAll: r.drawAll, FilesAll: r.filesAll, Quiz: r.quizState()}
+		DrawAll: r.drawAll, FilesAll: r.filesAll, Quiz: r.quizState(), QuizTests: r.quizTests(u),
+		QuizMine: r.quizMine(u)}
 	for _, id := range r.order {
 		if p := r.users[id]; len(p.conns) > 0 {
 			s.Participants = append(s.Participants, r.participant(p))

@@ -6,9 +6,13 @@ import {
   type Boot,
   type ChatMessage,
   type ClassInfo,
+  type ClassTest,
   type ModerateAction,
   type Participant,
   type Presentation,
+  type QuizAggregate,
+  type QuizResponse,
+  type QuizState,
   type RoomAction,
   type RoomEvent,
   type Rtc,
@@ -91,6 +95,23 @@ export interface State {
   filesAll: boolean;
   /** The class is being recorded (everyone sees it). */
   recording: boolean;
+  /** The in-class quiz launched in this sitting (deadline in this machine's clock). */
+  quiz: QuizState | null;
+  /** Teachers: the tests attached to the class. */
+  quizTests: ClassTest[];
+  /** Teachers: the open quiz's aggregate so far. */
+  quizTally: QuizAggregate | null;
+  /** This student's answers to the open quiz, by slot. */
+  quizAnswers: Record<number, QuizAnswer>;
+}
+
+/** A student's answer to one quiz question and whether the server has it. */
+export interface QuizAnswer {
+  response: QuizResponse;
+  seq: number;
+  status: 'saving' | 'saved' | 'failed';
+  /** The server's reason when it refused the answer. */
+  error?: string;
 }
 
 export interface PcInfo {
@@ -115,6 +136,7 @@ type RefContext =
   | { kind: 'room'; action: string }
   | { kind: 'board'; op: string }
   | { kind: 'presentation'; action: string }
+  | { kind: 'quiz'; action: string; slot?: number; seq?: number }
   | { kind: 'other' };
 
 const DEFAULT_SETTINGS: Settings = {
@@ -185,6 +207,10 @@ export class Classroom {
     drawAll: false,
     filesAll: false,
     recording: false,
+    quiz: null,
+    quizTests: [],
+    quizTally: null,
+    quizAnswers: {},
   };
 
   /** The whiteboard's objects and live strokes (kept out of state: pages may be large). */
@@ -444,6 +470,12 @@ export class Classroom {
       case 'board-live':
         this.board.applyLive(msg as BoardLive);
         break;
+      case 'quiz-answered':
+        this.quizAnswered(msg.slot, msg.seq, msg.saved, msg.ref);
+        break;
+      case 'quiz-tally':
+        if (this.state.quiz?.open) this.set({ quizTally: msg.aggregate });
+        break;
       case 'pong':
         if (this.pingSentAt) this.wsRtt = Date.now() - this.pingSentAt;
         this.pingSentAt = 0;
@@ -508,7 +540,10 @@ export class Classroom {
         presentation: snap.presentation ?? null,
         files: snap.files ?? [],
         recording: !!snap.recording,
+        quizTests: snap.quizTests ?? [],
       });
+      this.setQuiz(snap.quiz ?? null);
+      this.mergeQuizMine(snap.quizMine ?? []);
       this.syncTabCapture(!!snap.recording);
       this.board.load(snap.board);
       patch.boardPage = this.board.page;
@@ -520,6 +555,7 @@ export class Classroom {
     const outbox = this.boardOutbox;
     this.boardOutbox = [];
     for (const m of outbox) this.send(m, { kind: 'board', op: String(m.op) });
+    this.resendQuizAnswers();
     // Re-publish what was on before a reconnect that lost the connection.
     const again = this.republish;
     this.republish = [];
@@ -599,6 +635,9 @@ export class Classroom {
         if (p) this.set({ participants: { ...s.participants, [p.userId]: { ...p, speaking: !!ev.speaking } } });
         break;
       }
+      case 'quiz':
+        this.setQuiz(ev.quiz ?? null);
+        break;
       case 'ended':
         this.terminal = true;
         this.set({ phase: 'ended', endReason: ev.reason ?? '', reconnecting: false });
@@ -707,6 +746,13 @@ export class Classroom {
       this.addError({ code, message, where: 'room', context: 'board' });
       return;
     }
+    if (ctx?.kind === 'quiz' && ctx.action === 'answer' && ctx.slot !== undefined) {
+      const a = this.state.quizAnswers[ctx.slot];
+      if (a && a.seq === ctx.seq) {
+        this.set({ quizAnswers: { ...this.state.quizAnswers, [ctx.slot]: { ...a, status: 'failed', error: message } } });
+      }
+      return;
+    }
     if (ctx?.kind === 'chat') {
       this.addError({ code, message, where: 'chat', context: ctx.to ? 'private' : 'group' });
       return;
@@ -754,6 +800,77 @@ export class Classroom {
     this.send({ type: 'room', action }, { kind: 'room', action });
     if (action === 'allow-draw-all' || action === 'revoke-draw-all') this.set({ drawAll: action === 'allow-draw-all' });
     if (action === 'allow-files-all' || action === 'revoke-files-all') this.set({ filesAll: action === 'allow-files-all' });
+  }
+
+  // ---- in-class quiz ----
+
+  /** A quiz state from a snapshot or event; a new launch starts with no answers. */
+  private setQuiz(q: QuizState | null): void {
+    const old = this.state.quiz;
+    const quiz = q ? { ...q, deadline: q.deadline ? this.localTime(q.deadline) : undefined } : null;
+    const same = !!old && !!quiz && old.launchedAt === quiz.launchedAt;
+    this.set({
+      quiz,
+      quizAnswers: same ? this.state.quizAnswers : {},
+      quizTally: same && quiz?.open ? this.state.quizTally : null,
+    });
+  }
+
+  /** The server's copy of this student's answers (after a reload or reconnect); a newer unsent local one wins. */
+  private mergeQuizMine(mine: { slot: number; response: QuizResponse; seq: number }[]): void {
+    if (!mine.length) return;
+    const answers = { ...this.state.quizAnswers };
+    for (const m of mine) {
+      const local = answers[m.slot];
+      if (!local || local.seq <= m.seq) answers[m.slot] = { response: m.response ?? {}, seq: m.seq, status: 'saved' };
+    }
+    this.set({ quizAnswers: answers });
+  }
+
+  /** Teachers: launch a test attached to the class (question 0: all of it; seconds 0: until closed). */
+  quizLaunch(testId: number, question: number, seconds: number): void {
+    this.send({ type: 'quiz', action: 'launch', testId, question, seconds }, { kind: 'quiz', action: 'launch' });
+  }
+
+  quizClose(): void {
+    this.send({ type: 'quiz', action: 'close' }, { kind: 'quiz', action: 'close' });
+  }
+
+  /**
+   * A student's answer to one question. seq is the time in ms, so a
+   * reloaded page still sends a higher counter than before; an answer
+   * given while the socket is down is sent after the next welcome.
+   */
+  quizAnswer(slot: number, response: QuizResponse): void {
+    if (!this.state.quiz?.open) return;
+    const prev = this.state.quizAnswers[slot];
+    const seq = Math.max(Date.now(), (prev?.seq ?? 0) + 1);
+    const status = this.connected() ? 'saving' : 'failed';
+    this.set({ quizAnswers: { ...this.state.quizAnswers, [slot]: { response, seq, status } } });
+    if (status === 'saving') this.sendQuizAnswer(slot, response, seq);
+  }
+
+  private sendQuizAnswer(slot: number, response: QuizResponse, seq: number): void {
+    this.send({ type: 'quiz', action: 'answer', slot, response, seq }, { kind: 'quiz', action: 'answer', slot, seq });
+  }
+
+  private quizAnswered(slot: number, seq: number, saved: boolean, ref?: number): void {
+    if (ref !== undefined) this.refs.delete(ref);
+    const a = this.state.quizAnswers[slot];
+    // saved false: a later answer was already stored; the latest one's own ack decides.
+    if (!a || a.seq !== seq || !saved) return;
+    this.set({ quizAnswers: { ...this.state.quizAnswers, [slot]: { ...a, status: 'saved', error: undefined } } });
+  }
+
+  private resendQuizAnswers(): void {
+    if (!this.state.quiz?.open) return;
+    const answers = { ...this.state.quizAnswers };
+    for (const [slot, a] of Object.entries(answers)) {
+      if (a.status === 'saved' || a.error) continue;
+      answers[Number(slot)] = { ...a, status: 'saving' };
+      this.sendQuizAnswer(Number(slot), a.response, a.seq);
+    }
+    this.set({ quizAnswers: answers });
   }
 
   // ---- board, presentation, files ----

@@ -102,6 +102,69 @@ export interface Presentation {
   url: string;
 }
 
+/** A choice, item or matching side of a quiz question (display ids). */
+export interface QuizOption {
+  id: string;
+  text: string;
+}
+
+/** A question of an in-class quiz as students see it: no key. */
+export interface QuizQuestion {
+  slot: number;
+  type: string;
+  text_md: string;
+  points: number;
+  choices?: QuizOption[];
+  blanks?: { options?: string[] }[];
+  lefts?: QuizOption[];
+  rights?: QuizOption[];
+  items?: QuizOption[];
+  max_words?: number;
+}
+
+/** One question's anonymous counts: answered, fully right, per choice. */
+export interface QuizSlotCount {
+  slot: number;
+  answered: number;
+  right: number;
+  options?: Record<string, number>;
+}
+
+export interface QuizAggregate {
+  participants: number;
+  slots: QuizSlotCount[];
+}
+
+/** The in-class quiz: questions while open, the aggregate once closed. */
+export interface QuizState {
+  /** When it was launched: tells one launch from the next. */
+  launchedAt: string;
+  testId: number;
+  open: boolean;
+  questions: QuizQuestion[];
+  deadline?: string;
+  aggregate?: QuizAggregate;
+}
+
+/** A test attached to the class (teachers' snapshot): "" for a question drawn at launch. */
+export interface ClassTest {
+  id: number;
+  name: string;
+  questions: string[];
+}
+
+/** A student's answer (docs/tests.md, response shapes). */
+export interface QuizResponse {
+  choice?: string;
+  choices?: string[];
+  bool?: boolean;
+  text?: string;
+  value?: string;
+  blanks?: string[];
+  matches?: Record<string, string>;
+  order?: string[];
+}
+
 export interface Snapshot {
   participants: Participant[];
   chat: ChatMessage[];
@@ -112,6 +175,10 @@ export interface Snapshot {
   files?: SharedFile[] | null;
   /** Whether the class is being recorded. */
   recording?: boolean;
+  quiz?: QuizState | null;
+  quizTests?: ClassTest[] | null;
+  /** This student's saved answers to the open quiz. */
+  quizMine?: { slot: number; response: QuizResponse; seq: number }[] | null;
 }
 
 export interface Welcome {
@@ -151,7 +218,8 @@ export type RoomEvent =
   | { type: 'event'; seq: number; kind: 'presentation'; presentation: Presentation | null }
   | { type: 'event'; seq: number; kind: 'file'; file: SharedFile }
   | { type: 'event'; seq: number; kind: 'recording'; recording: boolean; reason?: 'teacher' | 'failed' | 'ended' | string }
-  | { type: 'event'; seq: number; kind: 'speaking'; userId: string; speaking: boolean };
+  | { type: 'event'; seq: number; kind: 'speaking'; userId: string; speaking: boolean }
+  | { type: 'event'; seq: number; kind: 'quiz'; quiz: QuizState };
 
 export interface Notice {
   type: 'notice';
@@ -185,6 +253,8 @@ export type ServerMessage =
   | ServerError
   | Rtc
   | ({ type: 'board-live' } & BoardLive)
+  | { type: 'quiz-answered'; ref?: number; slot: number; seq: number; saved: boolean }
+  | { type: 'quiz-tally'; aggregate: QuizAggregate }
   | { type: 'pong' };
 
 /** Moderation actions a teacher may take on one participant. */

@@ -12,6 +12,7 @@ import { minutesLeft, timeLeft } from './format';
 import { useMedia, useNow } from './hooks';
 import { Cameras, Controls, Screens } from './Media';
 import { People } from './People';
+import { Quiz } from './Quiz';
 
 export function App({ room, boot }: { room: Classroom; boot: Boot }) {
   const [, force] = useState(0);
@@ -295,6 +296,8 @@ function Room({ room, s, boot }: { room: Classroom; s: State; boot: Boot }) {
   const work = presenting
     ? [<Screens key="screens" room={room} s={s} />, controls, boardArea]
     : [boardArea, controls];
+  // The quiz comes first: while one is open it is what the class is doing.
+  work.unshift(<Quiz key="quiz" room={room} s={s} />);
   if (media) work.push(<Cameras key="cameras" room={room} s={s} />);
   work.push(<Files key="files" room={room} s={s} />);
   const showPeople = !tabs || tab === 'people';

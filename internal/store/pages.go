@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Listing totals and deep pages.
+//
+// The totals of the unfiltered listings of users, courses and live classes
+// come from row_counts, a counter per domain and kind that triggers keep in
+// the writing transaction (migration 0033), so a total costs a primary-key
+// range read of at most 32 rows instead of a COUNT(*) over the domain, and
+// stays exact.
+// Filtered listings (a search, a name) still count their matches.
+
+// Counter kinds in row_counts.
+const (
+	countUsers                = "users"
+	countCourses              = "courses"
+	countLiveClasses          = "live_classes"
+	countLiveClassesPublished = "live_classes_published"
+)
+
+// rowCount returns the domain's counter of kind: the sum of its shards
+// (at most 32 rows, read from the primary key); none is 0.
+func rowCount(ctx context.Context, d db, domainID int64, kind string) (int64, error) {
+	return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
+}
+
+// page describes one page of a domain's rows of table, in id order, when
+// the number of all of them (total) is known. filter, with args, narrows
+// the rows further (" AND published = 1").
+type page struct {
+	table    string
+	domainID int64
+	filter   string
+	args     []any
+	cols     string
+	total    int64
+	offset   int
+	limit    int
+}
+
+// query returns the SQL and arguments reading the page, or ok false when
+// the page lies past the last match (an empty page, nothing to read).
+//
+// The page's ids are chosen from the index on (domain_id, ..., id) alone
+// and only those rows are read from the table (a deferred join), so the
+// skipped rows cost an index step each, not a row read. A page in the
+// second half of the matches is chosen backwards from the end (ORDER BY id
+// DESC with the offset counted from the end), so the first and the last
+// page both cost a seek plus the page, however many rows the domain holds;
+// only pages near the middle walk far.
+func (p page) query() (q string, args []any, ok bool) {
+	if int64(p.offset) >= p.total {
+		return "", nil, false
+	}
+	order, offset, limit := "id", int64(p.offset), int64(p.limit)
+	if offset > p.total/2 {
+		order = "id DESC"
+		offset = p.total - offset - limit
+		if offset < 0 {
+			limit += offset
+			offset = 0
+		}
+	}
+	q = "SELECT " + p.cols + " FROM " + p.table + " WHERE domain_id = ? AND id IN (SELECT id FROM " + p.table +
+		" WHERE domain_id = ?" + p.filter + " ORDER BY " + order + " LIMIT ? OFFSET ?) ORDER BY id"
+	args = append(append([]any{p.domainID, p.domainID}, p.args...), limit, offset)
+	return q, args, true
+}
+
+// listPage reads a page with query, passing each row to scan.
+func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) error {
+	q, args, ok := p.query()
+	if !ok {
+		return nil
+	}
+	return scanRows(ctx, d, q, args, scan)
+}
+
+// scanRows runs q, passing each row to scan.
+func scanRows(ctx context.Context, d db, q string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := d.query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// Statements cached per SQLite connection: a transaction on the single
+// writer connection reuses them (no second connection is needed, so no
+// wait), a query whose cached statement still has open rows gets its own
+// statement, and concurrent writers and readers finish with every row.
+func TestSQLiteStatementCacheInTransactionsAndNestedQueries(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := s.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, err := s.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d@example.com", i)})
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			_, _, err := s.ListUsers(ctx, d.ID, UserFilter{}, Page{Limit: 10})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	const q = "SELECT id FROM users WHERE domain_id = ? ORDER BY id"
+	err = s.tx(ctx, func(tx db) error {
+		outer, err := tx.query(ctx, q, d.ID)
+		if err != nil {
+			return err
+		}
+		defer outer.Close()
+		rowsSeen := 0
+		for outer.Next() {
+			rowsSeen++
+			// The same query while the outer one's rows are open.
+			var inner int
+			if err := tx.queryRow(ctx, "SELECT COUNT(*) FROM ("+q+")", d.ID).Scan(&inner); err != nil {
+				return err
+			}
+			if err := scanRows(ctx, tx, q, []any{d.ID}, func(r *sql.Rows) error { return nil }); err != nil {
+				return err
+			}
+			if inner != n {
+				return fmt.Errorf("inner count %d, want %d", inner, n)
+			}
+			if _, err := tx.exec(ctx, "UPDATE users SET name = ? WHERE domain_id = ?", "V", d.ID); err != nil {
+				return err
+			}
+		}
+		if rowsSeen != n {
+			return fmt.Errorf("outer rows %d, want %d", rowsSeen, n)
+		}
+		return outer.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
