@@ -167,7 +167,7 @@ func (s *Store) list(ctx context.Context, table, where string, args []any, cols 
 	if err != nil {
 		return 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+cols+" FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+cols+" FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT +? OFFSET +?",
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return 0, err

@@ -200,7 +200,7 @@ func (s *Store) ListCertificateTemplates(ctx context.Context, domainID int64, p 
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+templateCols+templateFrom+"AND v.version = t.version WHERE t.domain_id = ? ORDER BY t.id LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+templateCols+templateFrom+"AND v.version = t.version WHERE t.domain_id = ? ORDER BY t.id LIMIT +? OFFSET +?",
 		domainID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
@@ -444,7 +444,7 @@ func (s *Store) ListCertificates(ctx context.Context, domainID int64, f Certific
 	if p.Limit <= 0 {
 		p.Limit = int(total)
 	}
-	rows, err := d.query(ctx, "SELECT "+certCols+" FROM certificates WHERE "+where+" ORDER BY id DESC LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+certCols+" FROM certificates WHERE "+where+" ORDER BY id DESC LIMIT +? OFFSET +?",
 		append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return nil, 0, err

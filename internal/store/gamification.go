@@ -418,7 +418,7 @@ func (s *Store) ListBadges(ctx context.Context, domainID int64, p Page) ([]Badge
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+badgeCols+" FROM badges WHERE domain_id = ? ORDER BY points_required, id LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+badgeCols+" FROM badges WHERE domain_id = ? ORDER BY points_required, id LIMIT +? OFFSET +?",
 		domainID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
@@ -490,7 +490,7 @@ func (s *Store) Leaderboard(ctx context.Context, domainID int64, q LeaderboardQu
 		WHERE `+where+`
 		GROUP BY l.user_id, u.name
 		ORDER BY total_points DESC, l.user_id ASC
-		LIMIT ? OFFSET ?`, append(args, p.Limit, p.Offset)...)
+		LIMIT +? OFFSET +?`, append(args, p.Limit, p.Offset)...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -71,7 +71,7 @@ func (s *Store) CourseLearners(ctx context.Context, domainID, courseID int64, p 
 		return nil, 0, err
 	}
 	rows, err := d.query(ctx, `SELECT user_id, MIN(created_at) FROM enrollments WHERE domain_id = ? AND item_kind = ? AND item_id = ?
-		GROUP BY user_id ORDER BY user_id LIMIT ? OFFSET ?`, domainID, lms.KindCourse, courseID, p.Limit, p.Offset)
+		GROUP BY user_id ORDER BY user_id LIMIT +? OFFSET +?`, domainID, lms.KindCourse, courseID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
 	}

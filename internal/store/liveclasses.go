@@ -190,7 +190,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		q := "SELECT " + classCols + " FROM live_classes WHERE " + where + " ORDER BY id"
 		if p.Limit > 0 {
-			q += " LIMIT ? OFFSET ?"
+			q += " LIMIT +? OFFSET +?"
 			args = append(args, p.Limit, p.Offset)
 		}
 		err = scanRows(ctx, d, q, args, scan)

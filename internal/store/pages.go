@@ -52,6 +52,12 @@ type page struct {
 // DESC with the offset counted from the end), so the first and the last
 // page both cost a seek plus the page, however many rows the domain holds;
 // only pages near the middle walk far.
+//
+// LIMIT and OFFSET take their values as +?, never a bare ?, here and in
+// every query of the store: SQLite plans with the value bound to a bare
+// LIMIT ? and so re-prepares the statement whenever new values are bound,
+// which cost more than running it (the per-connection statement cache
+// saved nothing for listings). PostgreSQL reads +$1 as $1.
 func (p page) query() (q string, args []any, ok bool) {
 	if int64(p.offset) >= p.total {
 		return "", nil, false
@@ -66,7 +72,7 @@ func (p page) query() (q string, args []any, ok bool) {
 		}
 	}
 	q = "SELECT " + p.cols + " FROM " + p.table + " WHERE domain_id = ? AND id IN (SELECT id FROM " + p.table +
-		" WHERE domain_id = ?" + p.filter + " ORDER BY " + order + " LIMIT ? OFFSET ?) ORDER BY id"
+		" WHERE domain_id = ?" + p.filter + " ORDER BY " + order + " LIMIT +? OFFSET +?) ORDER BY id"
 	args = append(append([]any{p.domainID, p.domainID}, p.args...), limit, offset)
 	return q, args, true
 }

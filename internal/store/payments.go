@@ -327,7 +327,7 @@ func (s *Store) Orders(ctx context.Context, domainID int64, f OrderFilter, offse
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+orderCols+" FROM orders WHERE "+where+" ORDER BY id DESC LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+orderCols+" FROM orders WHERE "+where+" ORDER BY id DESC LIMIT +? OFFSET +?",
 		append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err

@@ -97,7 +97,7 @@ func (s *Store) ListProducts(ctx context.Context, domainID int64, pg Page) ([]Pr
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+productCols+" FROM products WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+productCols+" FROM products WHERE domain_id = ? ORDER BY id LIMIT +? OFFSET +?",
 		domainID, pg.Limit, pg.Offset)
 	if err != nil {
 		return nil, 0, err
@@ -285,7 +285,7 @@ func (s *Store) ListProductCategories(ctx context.Context, domainID int64, p Pag
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := d.query(ctx, "SELECT "+productCategoryCols+" FROM product_categories WHERE domain_id = ? ORDER BY id LIMIT ? OFFSET ?",
+	rows, err := d.query(ctx, "SELECT "+productCategoryCols+" FROM product_categories WHERE domain_id = ? ORDER BY id LIMIT +? OFFSET +?",
 		domainID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err

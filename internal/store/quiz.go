@@ -227,7 +227,7 @@ func (s *Store) ListQuestions(ctx context.Context, domainID int64, f QuestionFil
 	}
 	q := "SELECT " + questionCols + from + " ORDER BY q.id"
 	if p.Limit > 0 {
-		q += " LIMIT ? OFFSET ?"
+		q += " LIMIT +? OFFSET +?"
 		args = append(args, p.Limit, p.Offset)
 	}
 	qs, err := s.questions(ctx, d, domainID, q, args...)

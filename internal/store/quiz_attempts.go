@@ -307,7 +307,7 @@ func (s *Store) ListAttempts(ctx context.Context, domainID int64, f AttemptFilte
 	}
 	q := where + " ORDER BY started_at DESC, id DESC"
 	if p.Limit > 0 {
-		q += " LIMIT ? OFFSET ?"
+		q += " LIMIT +? OFFSET +?"
 		args = append(args, p.Limit, p.Offset)
 	}
 	out, err := attemptsWhere(ctx, d, q, args...)
@@ -343,7 +343,7 @@ type AttemptRef struct {
 // sweeper's query, on the (state, next_check) index).
 func (s *Store) DueAttempts(ctx context.Context, at time.Time, limit int) ([]AttemptRef, error) {
 	rows, err := s.read().query(ctx, `SELECT domain_id, id FROM quiz_attempts WHERE state IN ('in_progress', 'overdue')
-		AND next_check <> '' AND next_check <= ? ORDER BY next_check LIMIT ?`, formatTime(at), limit)
+		AND next_check <> '' AND next_check <= ? ORDER BY next_check LIMIT +?`, formatTime(at), limit)
 	if err != nil {
 		return nil, err
 	}

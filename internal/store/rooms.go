@@ -29,7 +29,7 @@ func (s *Store) AddRoomChat(ctx context.Context, domainID int64, m lms.ChatMessa
 // RoomChat returns the last limit messages of a sitting, oldest first.
 func (s *Store) RoomChat(ctx context.Context, domainID, classID int64, seq, limit int) ([]lms.ChatMessage, error) {
 	rows, err := s.read().query(ctx, `SELECT id, from_ref, from_name, to_ref, body, at FROM room_chat
-		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ? ORDER BY id DESC LIMIT ?`, domainID, classID, seq, limit)
+		WHERE domain_id = ? AND class_id = ? AND occurrence_seq = ? ORDER BY id DESC LIMIT +?`, domainID, classID, seq, limit)
 	if err != nil {
 		return nil, err
 	}

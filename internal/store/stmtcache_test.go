@@ -4,6 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -84,5 +88,29 @@ func TestSQLiteStatementCacheInTransactionsAndNestedQueries(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// No query of the store binds a bare LIMIT ? or OFFSET ?: SQLite would
+// re-prepare its cached statement at every call (see page.query).
+func TestNoBareLimitPlaceholder(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)\s+\?`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if bare.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				t.Errorf("%s:%d binds a bare placeholder (write +?): %s", f, i+1, strings.TrimSpace(line))
+			}
+		}
 	}
 }

@@ -128,7 +128,7 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 	if err != nil {
 		return nil, 0, err
 	}
-	err = scanRows(ctx, d, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT ? OFFSET ?",
+	err = scanRows(ctx, d, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
 		append(args, p.Limit, p.Offset), scan)
 	return users, total, err
 }

@@ -266,7 +266,7 @@ func (s *Store) ClaimWebhookMessages(ctx context.Context, now time.Time, lease t
 		rows, err := tx.query(ctx, `SELECT m.id, m.domain_id, m.endpoint_id, m.event_id, m.event_type, m.payload, m.attempts, m.retry_from,
 			e.url, e.secret FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
 			WHERE m.state = 'pending' AND m.next_attempt_at <= ? AND e.enabled = 1
-			ORDER BY m.next_attempt_at, m.id LIMIT ?`+lock, formatTime(now), limit)
+			ORDER BY m.next_attempt_at, m.id LIMIT +?`+lock, formatTime(now), limit)
 		if err != nil {
 			return err
 		}
@@ -395,7 +395,7 @@ func (s *Store) WebhookAttempts(ctx context.Context, domainID, endpointID int64,
 		return nil, 0, err
 	}
 	rows, err := d.query(ctx, `SELECT id, message_id, event_id, event_type, attempt, success, status, error, duration_ms, attempted_at
-		FROM webhook_attempts WHERE domain_id = ? AND endpoint_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
+		FROM webhook_attempts WHERE domain_id = ? AND endpoint_id = ? ORDER BY id DESC LIMIT +? OFFSET +?`,
 		domainID, endpointID, p.Limit, p.Offset)
 	if err != nil {
 		return nil, 0, err
