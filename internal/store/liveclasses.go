@@ -183,17 +183,32 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		err = listPage(ctx, d, page{table: "live_classes", domainID: domainID, filter: filter, cols: classCols,
 			total: total, offset: p.Offset, limit: p.Limit}, scan)
+	} else if p.Limit > 0 {
+		// A search: one pass over the matches reads the page's ids and,
+		// by a window, the number of all matches, so the text index is
+		// searched once rather than once for the page and again for the
+		// count. Only past the last match is the count a query of its own.
+		var ids []int64
+		err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
+			append(args, p.Limit, p.Offset), func(r *sql.Rows) error {
+				var id int64
+				ids = append(ids, id)
+				return r.Scan(&ids[len(ids)-1], &total)
+			})
+		if err == nil && len(ids) == 0 && p.Offset > 0 {
+			total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+		}
+		if err == nil && len(ids) > 0 {
+			in, idArgs := inIDs(ids)
+			err = scanRows(ctx, d, "SELECT "+classCols+" FROM live_classes WHERE domain_id = ? AND id IN ("+in+") ORDER BY id",
+				append([]any{domainID}, idArgs...), scan)
+		}
 	} else {
 		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
 		if err != nil {
 			return nil, 0, err
 		}
-		q := "SELECT " + classCols + " FROM live_classes WHERE " + where + " ORDER BY id"
-		if p.Limit > 0 {
-			q += " LIMIT +? OFFSET +?"
-			args = append(args, p.Limit, p.Offset)
-		}
-		err = scanRows(ctx, d, q, args, scan)
+		err = scanRows(ctx, d, "SELECT "+classCols+" FROM live_classes WHERE "+where+" ORDER BY id", args, scan)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -215,13 +230,14 @@ func ftsPhrase(text string) string {
 // pageOccurrences loads the occurrences of a page of classes in one query.
 func pageOccurrences(ctx context.Context, d db, domainID int64, classes []lms.LiveClass) error {
 	byID := make(map[int64]*lms.LiveClass, len(classes))
-	args := []any{domainID}
+	ids := make([]int64, len(classes))
 	for i := range classes {
 		byID[classes[i].ID] = &classes[i]
-		args = append(args, classes[i].ID)
+		ids[i] = classes[i].ID
 	}
+	in, args := inIDs(ids)
 	rows, err := d.query(ctx, `SELECT class_id, id, seq, starts_at, ends_at, cancelled FROM class_occurrences
-		WHERE domain_id = ? AND class_id IN (`+placeholders(len(classes))+`) ORDER BY class_id, seq`, args...)
+		WHERE domain_id = ? AND class_id IN (`+in+`) ORDER BY class_id, seq`, append([]any{domainID}, args...)...)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,19 @@ func TestClassTitleSearchMatchesAFoldedContains(t *testing.T) {
 				if fmt.Sprint(gotIDs) != fmt.Sprint(want) || total != int64(len(want)) {
 					t.Errorf("search %q: got %v (total %d), want %v", q, gotIDs, total, want)
 				}
+				// Pages of 2, up to one past the last: the same matches in
+				// order, and the total of all of them on every page.
+				for off := 0; off <= len(want)+2; off++ {
+					got, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: q}, store.Page{Offset: off, Limit: 2})
+					if err != nil {
+						t.Fatalf("search %q at %d: %v", q, off, err)
+					}
+					page := want[min(off, len(want)):min(off+2, len(want))]
+					gotIDs := idsOf(got, func(c lms.LiveClass) int64 { return c.ID })
+					if fmt.Sprint(gotIDs) != fmt.Sprint(page) || total != int64(len(want)) {
+						t.Errorf("search %q at %d: got %v (total %d), want %v (total %d)", q, off, gotIDs, total, page, len(want))
+					}
+				}
 			}
 		})
 	}

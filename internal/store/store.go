@@ -316,3 +316,20 @@ func placeholders(n int) string {
 	}
 	return strings.Repeat("?, ", n-1) + "?"
 }
+
+// inIDs returns the placeholders and arguments of "IN (...)" over ids,
+// padded with the last id to the next power of two: the same rows match,
+// and a list of any length is one of a few statements, so the prepared
+// statement caches (per connection, bounded) are not filled with one
+// statement per length. ids must not be empty.
+func inIDs(ids []int64) (string, []any) {
+	n := 1
+	for n < len(ids) {
+		n *= 2
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = ids[min(i, len(ids)-1)]
+	}
+	return placeholders(n), args
+}

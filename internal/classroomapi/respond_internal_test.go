@@ -1,0 +1,113 @@
+package classroomapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+)
+
+// refJSON is the answer writer as it was before appendJSON: every key and
+// value through json.Marshal, objects in order.
+func refJSON(t testing.TB, v any) []byte {
+	switch v := v.(type) {
+	case obj:
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i, f := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(f.Key)
+			b.Write(k)
+			b.WriteByte(':')
+			b.Write(refJSON(t, f.Value))
+		}
+		b.WriteByte('}')
+		return b.Bytes()
+	case []obj:
+		if v == nil {
+			return []byte("null")
+		}
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, o := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(refJSON(t, o))
+		}
+		b.WriteByte(']')
+		return b.Bytes()
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// jsonStrings are texts that exercise every escape of encoding/json.
+func jsonStrings() []string {
+	s := []string{"", "plain", `quote " backslash \ slash /`, "<script>&amp;</script>", "tab\tnl\ncr\r\b\f",
+		"\u2028\u2029", "é ü 中文 🎓", "bad \xff\xfe utf8 \xc3", "\x00\x01\x1f\x7f", "end\xe2\x80"}
+	for c := 0; c < 256; c++ {
+		s = append(s, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
+	}
+	return s
+}
+
+// appendJSON writes exactly what encoding/json writes for every kind of
+// value an answer holds, and for anything else through json.Marshal.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	type named string
+	var values []any
+	for _, s := range jsonStrings() {
+		values = append(values, s, obj{{s, s}})
+	}
+	values = append(values, 0, -7, int64(1)<<62, writeID(42), true, false, nil, 1.5, named("x<y"),
+		map[string]int{"b": 2, "a": 1}, []string{"a", "<"}, obj{}, []obj{}, []obj(nil),
+		obj{{"total", int64(3)}, {"classes", []obj{{{"id", "1"}, {"n", 2}}, {{"nested", obj{{"deep", []obj{{{"x", nil}}}}}}}}}})
+	for i, v := range values {
+		got, err := appendJSON(nil, v)
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if want := refJSON(t, v); !bytes.Equal(got, want) {
+			t.Errorf("%d %#v:\n got %s\nwant %s", i, v, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range jsonStrings() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s want %s", s, got, want)
+		}
+	})
+}
+
+// A listclass answer of 10 classes (the default page), as the handler
+// builds it.
+func BenchmarkAppendJSONClassPage(b *testing.B) {
+	rec := obj{}
+	for i := 0; i < 40; i++ {
+		rec = append(rec, kv{"field" + strconv.Itoa(i), "value <" + strconv.Itoa(i) + ">"})
+	}
+	rec = append(rec, kv{"class_starts_in", int64(3600)})
+	page := make([]obj, 10)
+	for i := range page {
+		page[i] = rec
+	}
+	body := obj{{"total", int64(100000)}, {"classes", page}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := appendJSON(make([]byte, 0, 1024), body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
