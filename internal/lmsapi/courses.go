@@ -76,7 +76,7 @@ func (a *API) listCourses(w http.ResponseWriter, r *http.Request, c *call) error
 	if err := v.Err(); err != nil {
 		return err
 	}
-	courses, total, err := a.Store.ListCourses(r.Context(), c.Domain.ID, pg.store())
+	courses, total, err := a.Store.ListCourseNames(r.Context(), c.Domain.ID, pg.store())
 	if err != nil {
 		return err
 	}

@@ -128,18 +128,26 @@ func (s *Store) UpdateCourse(ctx context.Context, domainID, id int64, edit func(
 	return c, err
 }
 
-// ListCourses returns one page of the domain's courses by id, and the
-// number of all.
-func (s *Store) ListCourses(ctx context.Context, domainID int64, p Page) ([]lms.Course, int64, error) {
-	var out []lms.Course
+// CourseName is a course as a listing of courses shows it.
+type CourseName struct {
+	ID   int64
+	Name string
+}
+
+// ListCourseNames returns one page of the domain's courses by id, only
+// their ids and names (what the listing sends: reading every column cost
+// more than the page itself), and the number of all of them.
+func (s *Store) ListCourseNames(ctx context.Context, domainID int64, p Page) ([]CourseName, int64, error) {
+	out := make([]CourseName, 0, min(max(p.Limit, 0), 500))
 	d := s.read()
 	total, err := rowCount(ctx, d, domainID, countCourses)
 	if err != nil {
 		return nil, 0, err
 	}
-	err = listPage(ctx, d, page{table: "courses", domainID: domainID, cols: courseCols, total: total, offset: p.Offset, limit: p.Limit},
+	err = listPage(ctx, d, page{table: "courses", domainID: domainID, cols: "id, name", total: total, offset: p.Offset, limit: p.Limit},
 		func(r *sql.Rows) error {
-			c, err := scanCourse(r)
+			var c CourseName
+			err := r.Scan(&c.ID, &c.Name)
 			out = append(out, c)
 			return err
 		})
