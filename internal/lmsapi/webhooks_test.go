@@ -93,6 +93,7 @@ func TestWebhookRegistration(t *testing.T) {
 			{Name: "other domain: test", Request: other(e, "POST", "/webhooks/test/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: deliveries", Request: other(e, "POST", "/webhooks/deliveries/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: enable", Request: other(e, "POST", "/webhooks/enable/"+itoa(id), nil), Status: 404},
+			{Name: "other domain: rotate", Request: other(e, "POST", "/webhooks/rotate/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: replay", Request: other(e, "POST", "/webhooks/replay/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: delete", Request: other(e, "DELETE", "/webhooks/delete/"+itoa(id), nil), Status: 404},
 			{Name: "URL unchanged by the other domain", Request: api("GET", path, nil), Status: 200,
@@ -618,6 +619,68 @@ func TestWebhookPaymentEvents(t *testing.T) {
 				if got, _ := Lookup(p, path); !Equal(got, want) {
 					t.Errorf("refund %d: %s = %v, want %v", i+1, path, got, want)
 				}
+			}
+		}
+	}, AllowPrivateWebhooks)
+}
+
+// Rotating an endpoint's secret answers a new one; for the grace period
+// deliveries carry a signature of each secret, so a receiver verifying
+// with either accepts them; after it, only the new secret verifies.
+func TestWebhookSecretRotation(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		t0 := FutureTime()
+		e.Clock.Set(t0)
+		rc := NewReceiver(t)
+		id, old := e.Hook(t, rc.URL(), "user.created")
+		r := e.LMS("POST", "/webhooks/rotate/"+itoa(id), nil)
+		if r.Status != 200 {
+			t.Fatalf("rotate: %d %s", r.Status, r.Body)
+		}
+		body := r.JSON(t)
+		secret := Str(t, body, "data.secret")
+		until := t0.Add(webhook.RotationGrace).Format(time.RFC3339)
+		if secret == old || !strings.HasPrefix(secret, "whsec_") || Str(t, body, "data.previous_secret_until") != until {
+			t.Fatalf("rotate answered %s", r.Body)
+		}
+		if strings.Contains(string(r.Body), old) {
+			t.Error("the answer carries the previous secret")
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "get has the new secret", Request: api("GET", "/webhooks/get/"+itoa(id), nil), Status: 200,
+				Want: map[string]any{"data.secret": secret, "data.previous_secret_until": until}},
+			{Name: "unknown endpoint", Request: api("POST", "/webhooks/rotate/999999", nil), Status: 404},
+			{Name: "bad id", Request: api("POST", "/webhooks/rotate/x", nil), Status: 400, Fields: []string{"webhook_id"}},
+			{Name: "other domain", Request: other(e, "POST", "/webhooks/rotate/"+itoa(id), nil), Status: 404},
+			{Name: "other domain did not rotate it", Request: api("GET", "/webhooks/get/"+itoa(id), nil), Status: 200,
+				Want: map[string]any{"data.secret": secret}},
+		})
+
+		for i, step := range []struct {
+			name     string
+			at       time.Time
+			oldValid bool
+		}{
+			{"during the grace period", t0.Add(webhook.RotationGrace - time.Second), true},
+			{"at its end", t0.Add(webhook.RotationGrace), false},
+		} {
+			e.Clock.Set(step.at)
+			user(t, e, "rot"+strconv.Itoa(i)+"@example.com")
+			e.WaitForWebhooks(t, step.name, func() bool { return rc.Count() == 2*i+1 })
+			d := rc.Deliveries()[2*i]
+			if err := VerifyWebhook(secret, d); err != nil {
+				t.Errorf("%s: the new secret: %v", step.name, err)
+			}
+			if err := VerifyWebhook(old, d); (err == nil) != step.oldValid {
+				t.Errorf("%s: the previous secret verifies: %v, want %v (signature %q)", step.name, err == nil, step.oldValid,
+					d.Header.Get("Webhook-Signature"))
+			}
+			test := e.LMS("POST", "/webhooks/test/"+itoa(id), nil)
+			if test.Status != 200 || rc.Count() != 2*i+2 {
+				t.Fatalf("%s: test delivery %d %s", step.name, test.Status, test.Body)
+			}
+			if err := VerifyWebhook(old, rc.Deliveries()[2*i+1]); (err == nil) != step.oldValid {
+				t.Errorf("%s: the previous secret verifies the test delivery: %v, want %v", step.name, err == nil, step.oldValid)
 			}
 		}
 	}, AllowPrivateWebhooks)
