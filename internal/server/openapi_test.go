@@ -138,7 +138,15 @@ func lmsFamilies(t *testing.T, e *Env, do func(Request) *Response, userID string
 	post("POST", "/certificates/templates/create", map[string]any{"name": "Default"})
 	post("POST", "/certificates/list", nil)
 	post("POST", "/users/loginLink", map[string]any{"user_id": uid})
+	hook := post("POST", "/webhooks/create", map[string]any{"url": "https://hooks.example.com/lectern", "events": []string{"user.created"}})
 	post("POST", "/webhooks/list", nil)
+	get(fmt.Sprintf("/webhooks/get/%d", hook))
+	post("PUT", fmt.Sprintf("/webhooks/update/%d", hook), map[string]any{"description": "CRM"})
+	post("POST", fmt.Sprintf("/webhooks/rotate/%d", hook), nil)
+	post("POST", fmt.Sprintf("/webhooks/deliveries/%d", hook), nil)
+	post("POST", fmt.Sprintf("/webhooks/enable/%d", hook), nil)
+	post("POST", fmt.Sprintf("/webhooks/replay/%d", hook), nil)
+	post("DELETE", fmt.Sprintf("/webhooks/delete/%d", hook), nil)
 }
 
 // breakSchema returns doc with the first old after the line naming the
