@@ -461,13 +461,13 @@ func (s *Store) DeleteOldWebhookRecords(ctx context.Context, before time.Time, l
 	t := formatTime(before)
 	err = s.tx(ctx, func(tx db) error {
 		res, err := tx.exec(ctx, `DELETE FROM webhook_messages WHERE id IN (SELECT id FROM webhook_messages
-			WHERE state IN ('delivered', 'failed') AND next_attempt_at < ? ORDER BY next_attempt_at LIMIT ?)`, t, limit)
+			WHERE state IN ('delivered', 'failed') AND next_attempt_at < ? ORDER BY next_attempt_at LIMIT +?)`, t, limit)
 		if err != nil {
 			return err
 		}
 		messages, _ = res.RowsAffected()
 		res, err = tx.exec(ctx, `DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts
-			WHERE attempted_at < ? ORDER BY attempted_at LIMIT ?)`, t, limit)
+			WHERE attempted_at < ? ORDER BY attempted_at LIMIT +?)`, t, limit)
 		if err != nil {
 			return err
 		}
