@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -58,6 +59,22 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	return st, nil
+}
+
+// openStoreAndBlobs opens and migrates the store and opens the blob store,
+// for the operator commands that move files (recording import, domain
+// export and import). The caller closes the store.
+func openStoreAndBlobs(ctx context.Context, cfg config.Config) (*store.Store, blob.Store, error) {
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	blobs, err := server.OpenBlobs(ctx, cfg)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, blobs, nil
 }
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -273,15 +290,11 @@ func runRecording(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer f.Close()
-	st, err := openStore(ctx, cfg)
+	st, blobs, err := openStoreAndBlobs(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	blobs, err := server.OpenBlobs(ctx, cfg)
-	if err != nil {
-		return err
-	}
 	rec, err := classroom.ImportRecording(ctx, st, blobs, *classID, fs.Arg(0), f, time.Now())
 	if err != nil {
 		return err

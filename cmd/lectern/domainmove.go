@@ -10,7 +10,6 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/domainfile"
-	"github.com/lectern-lms/lectern/internal/server"
 )
 
 func runDomainExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -26,15 +25,11 @@ func runDomainExport(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "lectern domain export: --domain ID is required")
 		return errUsage
 	}
-	st, err := openStore(ctx, cfg)
+	st, blobs, err := openStoreAndBlobs(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	blobs, err := server.OpenBlobs(ctx, cfg)
-	if err != nil {
-		return err
-	}
 	if *to == "" {
 		_, err := domainfile.Export(ctx, st, blobs, *id, version, stdout)
 		return err
@@ -82,15 +77,11 @@ func runDomainImport(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer f.Close()
-	st, err := openStore(ctx, cfg)
+	st, blobs, err := openStoreAndBlobs(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	blobs, err := server.OpenBlobs(ctx, cfg)
-	if err != nil {
-		return err
-	}
 	res, sum, err := domainfile.Import(ctx, st, blobs, f)
 	if err != nil {
 		return err

@@ -40,14 +40,20 @@ type Operation struct {
 	Responses                              []Response
 }
 
-// Field is a parameter or a body property.
+// Field is a parameter or a body property. A property of a nested inline
+// object is named by its path (discount.code, questions[].id).
 type Field struct {
 	Name, In, Type, Rules, Description string
 	Required                           bool
+	// Ref names the component schema Type is (or is an array of), for a
+	// link.
+	Ref string
 }
 
-// Response is one status of an operation.
-type Response struct{ Status, Description, Schema string }
+// Response is one status of an operation. Schema names its component
+// schema; Data and DataRef give the type of the schema's data property
+// when it has one (the LMS API's success envelope).
+type Response struct{ Status, Description, Schema, Data, DataRef string }
 
 // Schema is a named component schema with its properties.
 type Schema struct {
@@ -219,6 +225,11 @@ func (r *raw) operation(method, path string, o rawOp) (*Operation, error) {
 		for _, ct := range sortedKeys(resp.Content) {
 			if s := resp.Content[ct].Schema; s != nil && s.Ref != "" {
 				out.Schema = refName(s.Ref)
+				for _, f := range r.fields(r.resolve(s)) {
+					if f.Name == "data" {
+						out.Data, out.DataRef = f.Type, f.Ref
+					}
+				}
 				break
 			}
 		}
@@ -234,8 +245,14 @@ func (r *raw) resolve(s *rawSchema) *rawSchema {
 	return s
 }
 
-// fields lists the properties of an object schema in document order.
+// fields lists the properties of an object schema in document order,
+// each followed by the properties of an inline object it holds (or an
+// array of), named by their path.
 func (r *raw) fields(s *rawSchema) []Field {
+	return r.nestedFields(s, "")
+}
+
+func (r *raw) nestedFields(s *rawSchema, prefix string) []Field {
 	if s == nil {
 		return nil
 	}
@@ -246,16 +263,26 @@ func (r *raw) fields(s *rawSchema) []Field {
 		if err := props[i+1].Decode(&p); err != nil {
 			continue
 		}
-		f := Field{Name: props[i].Value, Required: contains(s.Required, props[i].Value), Description: p.Description}
+		name := prefix + props[i].Value
+		f := Field{Name: name, Required: contains(s.Required, props[i].Value), Description: p.Description}
 		if p.Ref != "" {
-			f.Type = refName(p.Ref)
+			f.Type, f.Ref = refName(p.Ref), refName(p.Ref)
 			if rs := r.resolve(&p); rs != nil && f.Description == "" {
 				f.Description = rs.Description
 			}
 		} else {
 			f.Type, f.Rules = typeOf(&p), rules(&p)
+			if p.Items != nil && p.Items.Ref != "" {
+				f.Ref = refName(p.Items.Ref)
+			}
 		}
 		out = append(out, f)
+		switch {
+		case len(p.Properties.Content) > 0:
+			out = append(out, r.nestedFields(&p, name+".")...)
+		case p.Items != nil && len(p.Items.Properties.Content) > 0:
+			out = append(out, r.nestedFields(p.Items, name+"[].")...)
+		}
 	}
 	return out
 }
@@ -280,6 +307,9 @@ func typeOf(s *rawSchema) string {
 	}
 	if s.Format != "" {
 		t += " (" + s.Format + ")"
+	}
+	if t == "" && s.Const != nil {
+		t = "const"
 	}
 	if t == "" && len(s.OneOf)+len(s.AnyOf) > 0 {
 		var parts []string

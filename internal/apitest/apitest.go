@@ -384,7 +384,9 @@ func (e *Env) Do(req Request) *Response {
 	if err != nil {
 		e.T.Fatalf("read body: %v", err)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	e.checkAnswer(req, out)
+	return out
 }
 
 // LMS calls /api/v1 + path with a JSON body (nil for none) as e.Domain.

@@ -2,15 +2,15 @@ package cluster_test
 
 import (
 	"encoding/json"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/pion/ice/v4"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
+
+	"github.com/lectern-lms/lectern/internal/classroom/rtctest"
 )
 
 // media is a synthetic WebRTC client of a harness participant, in the
@@ -31,16 +31,7 @@ type media struct {
 }
 
 func newMedia(t *testing.T, c *client) *media {
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	me := &webrtc.MediaEngine{}
-	if err := me.RegisterDefaultCodecs(); err != nil {
-		t.Fatal(err)
-	}
-	m := &media{t: t, c: c, api: webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(me)),
+	m := &media{t: t, c: c, api: rtctest.NewAPI(t, rtctest.Options{}),
 		inbox: make(chan map[string]any, 256), pcs: map[string]*webrtc.PeerConnection{}}
 	c.mu.Lock()
 	c.rtc = m.inbox
@@ -79,17 +70,6 @@ func (m *media) signal(sig map[string]any) {
 	m.c.send(m.t, sig)
 }
 
-// gathered is pc's local description once every candidate is in it (no
-// trickle needed on loopback).
-func gathered(pc *webrtc.PeerConnection, sd webrtc.SessionDescription) (string, error) {
-	done := webrtc.GatheringCompletePromise(pc)
-	if err := pc.SetLocalDescription(sd); err != nil {
-		return "", err
-	}
-	<-done
-	return pc.LocalDescription().SDP, nil
-}
-
 // publish sends a microphone stream named id until its PeerConnection
 // closes.
 func (m *media) publish(id string) {
@@ -97,7 +77,7 @@ func (m *media) publish(id string) {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	tr, err := webrtc.NewTrackLocalStaticRTP(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2}, "audio", id)
+	tr, err := webrtc.NewTrackLocalStaticRTP(rtctest.Opus, "audio", id)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -111,7 +91,7 @@ func (m *media) publish(id string) {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	sdp, err := gathered(pc, offer)
+	sdp, err := rtctest.Gathered(pc, offer)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -146,36 +126,14 @@ func (m *media) handle(sig map[string]any) {
 		if pc != nil {
 			pc.Close()
 		}
-		pc, err := m.api.NewPeerConnection(webrtc.Configuration{})
+		pc, local, err := rtctest.Answer(m.api, sdp, &m.received, true)
 		if err != nil {
-			m.t.Error(err)
+			m.t.Errorf("%s: offer: %v", m.c.name, err)
 			return
 		}
 		m.mu.Lock()
 		m.pcs[stream] = pc
 		m.mu.Unlock()
-		pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-			for {
-				if _, _, err := tr.ReadRTP(); err != nil {
-					return
-				}
-				m.received.Add(1)
-			}
-		})
-		if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: sdp}); err != nil {
-			m.t.Errorf("%s: offer: %v", m.c.name, err)
-			return
-		}
-		answer, err := pc.CreateAnswer(nil)
-		if err != nil {
-			m.t.Error(err)
-			return
-		}
-		local, err := gathered(pc, answer)
-		if err != nil {
-			m.t.Error(err)
-			return
-		}
 		m.signal(map[string]any{"kind": "answer", "stream": stream, "sdp": local})
 	case "answer":
 		if pc != nil {

@@ -53,21 +53,25 @@ type Config struct {
 	// WebhookAllowPrivate lets webhooks reach private and loopback
 	// addresses (development only).
 	WebhookAllowPrivate bool
+	// WebhookRetention is how long delivered and failed webhook messages
+	// and delivery-log lines are kept.
+	WebhookRetention time.Duration
 }
 
 // Default returns the built-in defaults.
 func Default() Config {
 	return Config{
-		Addr:            "127.0.0.1:8080",
-		DataDir:         "./lectern-data",
-		RateLimit:       50,
-		RateBurst:       100,
-		MaxBodyBytes:    1 << 20,
-		ResponseStyle:   "compat",
-		ShutdownTimeout: 15 * time.Second,
-		LogFormat:       "text",
-		RTCUDPPort:      7881,
-		TURNPort:        3478,
+		Addr:             "127.0.0.1:8080",
+		DataDir:          "./lectern-data",
+		RateLimit:        50,
+		RateBurst:        100,
+		MaxBodyBytes:     1 << 20,
+		ResponseStyle:    "compat",
+		ShutdownTimeout:  15 * time.Second,
+		LogFormat:        "text",
+		RTCUDPPort:       7881,
+		TURNPort:         3478,
+		WebhookRetention: 30 * 24 * time.Hour,
 	}
 }
 
@@ -98,6 +102,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.TURNPort, "turn-port", c.TURNPort, "port of the embedded TURN server, UDP and TCP; 0 turns it off (env LECTERN_TURN_PORT)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve GET /metrics on this address only (e.g. 127.0.0.1:9090); empty serves it on the main address (env LECTERN_METRICS_ADDR)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", c.WebhookAllowPrivate, "DEVELOPMENT ONLY: let webhooks reach private, loopback and link-local addresses (env LECTERN_WEBHOOK_ALLOW_PRIVATE)")
+	fs.DurationVar(&c.WebhookRetention, "webhook-retention", c.WebhookRetention, "how long delivered and failed webhook messages and delivery-log lines are kept, e.g. 720h (env LECTERN_WEBHOOK_RETENTION)")
 	c.clusterFlags(fs)
 	fs.BoolVar(&c.TestClock, "test-clock", c.TestClock, "TESTS ONLY: enable POST /_test/clock to move the server's clock; loopback addresses only (env LECTERN_TEST_CLOCK)")
 }
@@ -160,6 +165,9 @@ func (c *Config) Check() error {
 	}
 	if c.TestClock && (!loopback(c.Addr) || c.AltAddr != "" && !loopback(c.AltAddr)) {
 		return fmt.Errorf("--test-clock is for tests only and needs a loopback --addr (and --alt-addr), such as 127.0.0.1:8080")
+	}
+	if c.WebhookRetention < time.Hour {
+		return fmt.Errorf("--webhook-retention must be at least 1h, not %s", c.WebhookRetention)
 	}
 	if err := c.Blob.check(); err != nil {
 		return err

@@ -203,9 +203,15 @@ type Recording struct {
 	Size       int64  `json:"size"`
 }
 
-// RecordingReadyEvent is recording.ready for r.
+// RecordingReadyEvent is recording.ready for r. name is the original
+// file name of an imported recording, else the stored one (a live room's
+// recording has no original name).
 func RecordingReadyEvent(r lms.Recording) Event {
-	return Event{RecordingReady, Recording{ID: r.ID, ClassID: r.ClassID, Sitting: r.OccurrenceSeq, Name: r.FName,
+	name := r.FName
+	if name == "" {
+		name = r.Name
+	}
+	return Event{RecordingReady, Recording{ID: r.ID, ClassID: r.ClassID, Sitting: r.OccurrenceSeq, Name: name,
 		DurationMS: r.DurationMS, Size: r.Size}}
 }
 

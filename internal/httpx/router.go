@@ -16,6 +16,7 @@ type Router struct {
 	// MethodNotAllowed writes the 405 answer; Allow is already set.
 	MethodNotAllowed func(w http.ResponseWriter, r *http.Request, allow []string)
 	routes           map[string]map[string]http.Handler
+	noted            []string
 }
 
 // NewRouter returns a Router on mux.
@@ -60,9 +61,16 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, methods map[s
 	rt.MethodNotAllowed(w, r, allow)
 }
 
-// Routes lists every registered route as "METHOD pattern", sorted.
+// Note records method + pattern for Routes: a route whose handler is on
+// Mux directly (one pattern that picks its endpoint from a path value).
+func (rt *Router) Note(method, pattern string) {
+	rt.noted = append(rt.noted, method+" "+pattern)
+}
+
+// Routes lists every registered or noted route as "METHOD pattern",
+// sorted.
 func (rt *Router) Routes() []string {
-	var out []string
+	out := append([]string(nil), rt.noted...)
 	for pattern, methods := range rt.routes {
 		for m := range methods {
 			out = append(out, m+" "+pattern)

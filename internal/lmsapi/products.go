@@ -53,6 +53,7 @@ func (a *API) productActions(rt *httpx.Router, actions map[string]productAction)
 	handlers := map[string]http.Handler{}
 	for name, act := range actions {
 		handlers[name] = a.wrap(act.h)
+		rt.Note(act.method, Prefix+"/products/{product_id}/"+name)
 	}
 	rt.Mux.HandleFunc(Prefix+"/products/{product_id}/{action}", func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("action")

@@ -31,14 +31,22 @@ func (a *API) webhookRoutes(rt *httpx.Router) {
 	a.handle(rt, "POST", "/webhooks/deliveries/{webhook_id}", a.listWebhookDeliveries)
 	a.handle(rt, "POST", "/webhooks/enable/{webhook_id}", a.enableWebhook)
 	a.handle(rt, "POST", "/webhooks/replay/{webhook_id}", a.replayWebhook)
+	a.handle(rt, "POST", "/webhooks/rotate/{webhook_id}", a.rotateWebhook)
 }
 
 // webhookJSON is an endpoint as the API writes it; the secret only where
-// withSecret (create and get).
-func webhookJSON(w store.WebhookEndpoint, withSecret bool) map[string]any {
+// withSecret (create, get and rotate). previous_secret_until is when
+// deliveries stop carrying a signature of the secret the last rotation
+// replaced (null when none does); the previous secret itself is never
+// written.
+func webhookJSON(w store.WebhookEndpoint, withSecret bool, now time.Time) map[string]any {
+	var until time.Time
+	if len(webhook.Secrets(w.Secret, w.PreviousSecret, w.PreviousUntil, now)) > 1 {
+		until = w.PreviousUntil
+	}
 	out := map[string]any{"id": w.ID, "webhook_id": w.ID, "url": w.URL, "description": w.Description,
 		"events": w.Events, "enabled": w.Enabled, "disabled_at": rfc(w.DisabledAt), "disabled_reason": w.DisabledReason,
-		"failing_since": rfc(w.FailingSince), "created_at": rfc(w.CreatedAt), "updated_at": rfc(w.UpdatedAt)}
+		"failing_since": rfc(w.FailingSince), "previous_secret_until": rfc(until), "created_at": rfc(w.CreatedAt), "updated_at": rfc(w.UpdatedAt)}
 	if withSecret {
 		out["secret"] = w.Secret
 	}
@@ -126,7 +134,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	return ok(w, "Webhook created", webhookJSON(ep, true))
+	return ok(w, "Webhook created", webhookJSON(ep, true, a.now()))
 }
 
 // POST /webhooks/list: page, limit.
@@ -142,7 +150,7 @@ func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	data := make([]map[string]any, len(eps))
 	for i, ep := range eps {
-		data[i] = webhookJSON(ep, false)
+		data[i] = webhookJSON(ep, false, a.now())
 	}
 	return writeJSON(w, pg.body("Webhooks", data, total))
 }
@@ -157,7 +165,7 @@ func (a *API) getWebhook(w http.ResponseWriter, r *http.Request, c *call) error 
 	if err != nil {
 		return err
 	}
-	return ok(w, "Webhook found", webhookJSON(ep, true))
+	return ok(w, "Webhook found", webhookJSON(ep, true, a.now()))
 }
 
 // PUT /webhooks/update/{webhook_id}: url, events, description; fields not
@@ -195,7 +203,7 @@ func (a *API) updateWebhook(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	return ok(w, "Webhook updated", webhookJSON(ep, false))
+	return ok(w, "Webhook updated", webhookJSON(ep, false, a.now()))
 }
 
 // DELETE /webhooks/delete/{webhook_id}: the endpoint, its queue and its
@@ -229,7 +237,7 @@ func (a *API) testWebhook(w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
-	at := a.Webhooks.Attempt(r.Context(), ep.URL, ep.Secret, evID, body)
+	at := a.Webhooks.Attempt(r.Context(), ep.URL, webhook.Secrets(ep.Secret, ep.PreviousSecret, ep.PreviousUntil, a.now()), evID, body)
 	at.EventType, at.Attempt = event.Test, 1
 	if err := a.Store.LogWebhookTest(r.Context(), c.Domain.ID, ep.ID, at); err != nil {
 		return err
@@ -281,7 +289,7 @@ func (a *API) enableWebhook(w http.ResponseWriter, r *http.Request, c *call) err
 	if err != nil {
 		return err
 	}
-	return ok(w, "Webhook enabled", webhookJSON(ep, false))
+	return ok(w, "Webhook enabled", webhookJSON(ep, false, a.now()))
 }
 
 // POST /webhooks/replay/{webhook_id}: since (RFC 3339; default 7 days
@@ -306,4 +314,20 @@ func (a *API) replayWebhook(w http.ResponseWriter, r *http.Request, c *call) err
 		return err
 	}
 	return ok(w, "Messages queued again", map[string]any{"webhook_id": id, "queued": n, "since": rfc(since)})
+}
+
+// POST /webhooks/rotate/{webhook_id}: gives the endpoint a new signing
+// secret and answers it. For webhook.RotationGrace deliveries carry a
+// signature of the new secret and one of the secret it replaced; then of
+// the new one only.
+func (a *API) rotateWebhook(w http.ResponseWriter, r *http.Request, c *call) error {
+	id, err := idParam(c, "webhook_id")
+	if err != nil {
+		return err
+	}
+	ep, err := a.Store.RotateWebhook(r.Context(), c.Domain.ID, id, webhook.NewSecret(), a.now().Add(webhook.RotationGrace))
+	if err != nil {
+		return err
+	}
+	return ok(w, "Webhook secret rotated", webhookJSON(ep, true, a.now()))
 }

@@ -1,13 +1,8 @@
 package lmsapi_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,89 +20,6 @@ import (
 	"github.com/lectern-lms/lectern/internal/webhook"
 )
 
-// receiver is a webhook endpoint on loopback that records what it gets
-// and answers with a settable status.
-type receiver struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	status int
-	got    []delivery
-}
-
-type delivery struct {
-	Header http.Header
-	Body   []byte
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{status: 200}
-	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.got = append(rc.got, delivery{r.Header.Clone(), body})
-		status := rc.status
-		rc.mu.Unlock()
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-func (rc *receiver) setStatus(s int) {
-	rc.mu.Lock()
-	rc.status = s
-	rc.mu.Unlock()
-}
-
-func (rc *receiver) deliveries() []delivery {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]delivery(nil), rc.got...)
-}
-
-func (rc *receiver) count() int { return len(rc.deliveries()) }
-
-// verify checks a delivery as a receiver following the Standard Webhooks
-// specification would, written apart from the server's signing code: the
-// key is the base64 after whsec_, the signed content id.timestamp.body,
-// and webhook-signature holds space-separated v1,<base64> entries.
-func verify(secret string, d delivery) error {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil {
-		return err
-	}
-	id, ts := d.Header.Get("Webhook-Id"), d.Header.Get("Webhook-Timestamp")
-	if id == "" || ts == "" {
-		return errors.New("missing webhook-id or webhook-timestamp")
-	}
-	if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
-		return errors.New("webhook-timestamp is not Unix seconds")
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + ts + "." + string(d.Body)))
-	want := mac.Sum(nil)
-	for _, s := range strings.Fields(d.Header.Get("Webhook-Signature")) {
-		version, sig, _ := strings.Cut(s, ",")
-		got, err := base64.StdEncoding.DecodeString(sig)
-		if version == "v1" && err == nil && hmac.Equal(got, want) {
-			return nil
-		}
-	}
-	return errors.New("no matching v1 signature")
-}
-
-// payload decodes a delivery's body.
-func payload(t *testing.T, d delivery) map[string]any {
-	t.Helper()
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(d.Body))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		t.Fatalf("delivery body is not JSON: %s", d.Body)
-	}
-	return m
-}
-
 // flag reads the boolean at path.
 func flag(t *testing.T, body any, path string) bool {
 	t.Helper()
@@ -117,56 +29,6 @@ func flag(t *testing.T, body any, path string) bool {
 		t.Fatalf("%s: %v is not a boolean", path, v)
 	}
 	return b
-}
-
-// allowPrivate lets the server deliver to the loopback receivers.
-func allowPrivate(c *config.Config) { c.WebhookAllowPrivate = true }
-
-// waitFor runs the webhook worker until cond holds (the server's own
-// worker runs too; either may deliver).
-func waitFor(t *testing.T, e *Env, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s; the server logged:\n%s", what, webhookLog(e))
-		}
-		if _, err := e.Main.Webhooks.RunOnce(context.Background()); err != nil {
-			t.Fatalf("worker: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// future is a whole second an hour or more ahead of real time, for tests
-// that drive the clock by hand. The server's worker runs from the start
-// on real time: a pass that read the clock before the test set it, and
-// claims late, must find nothing due yet (with a clock set into the past
-// it would deliver the test's message a second time).
-func future() time.Time { return time.Now().UTC().Add(time.Hour).Truncate(time.Second) }
-
-// webhookLog returns the server's log lines about webhooks, to say why a
-// wait failed.
-func webhookLog(e *Env) string {
-	var b strings.Builder
-	for _, l := range strings.Split(e.Logs.String(), "\n") {
-		if strings.Contains(strings.ToLower(l), "webhook") {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.String()
-}
-
-// hook registers an endpoint for url and events and returns its id and
-// secret.
-func hook(t *testing.T, e *Env, url string, events ...string) (int64, string) {
-	t.Helper()
-	r := e.LMS("POST", "/webhooks/create", map[string]any{"url": url, "events": events})
-	if r.Status != 200 {
-		t.Fatalf("create webhook: %d %s", r.Status, r.Body)
-	}
-	body := r.JSON(t)
-	return Int(t, body, "data.id"), Str(t, body, "data.secret")
 }
 
 // deliveryLog returns the endpoint's delivery log, newest first.
@@ -181,7 +43,7 @@ func deliveryLog(t *testing.T, e *Env, id int64) any {
 
 func TestWebhookRegistration(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		id, secret := hook(t, e, "https://hooks.example.com/lectern", "user.created", "course.deleted")
+		id, secret := e.Hook(t, "https://hooks.example.com/lectern", "user.created", "course.deleted")
 		if !strings.HasPrefix(secret, "whsec_") {
 			t.Errorf("secret %q lacks whsec_", secret)
 		}
@@ -231,6 +93,7 @@ func TestWebhookRegistration(t *testing.T) {
 			{Name: "other domain: test", Request: other(e, "POST", "/webhooks/test/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: deliveries", Request: other(e, "POST", "/webhooks/deliveries/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: enable", Request: other(e, "POST", "/webhooks/enable/"+itoa(id), nil), Status: 404},
+			{Name: "other domain: rotate", Request: other(e, "POST", "/webhooks/rotate/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: replay", Request: other(e, "POST", "/webhooks/replay/"+itoa(id), nil), Status: 404},
 			{Name: "other domain: delete", Request: other(e, "DELETE", "/webhooks/delete/"+itoa(id), nil), Status: 404},
 			{Name: "URL unchanged by the other domain", Request: api("GET", path, nil), Status: 200,
@@ -246,40 +109,40 @@ func TestWebhookRegistration(t *testing.T) {
 // user.deleted, signed, to the domain's endpoint only.
 func TestWebhookUserEventsDelivered(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		rc := newReceiver(t)
-		id, secret := hook(t, e, rc.srv.URL+"/hook", "user.created", "user.deleted")
-		otherRC := newReceiver(t)
-		r := e.Do(other(e, "POST", "/webhooks/create", map[string]any{"url": otherRC.srv.URL, "events": "user.created"}))
+		rc := NewReceiver(t)
+		id, secret := e.Hook(t, rc.URL()+"/hook", "user.created", "user.deleted")
+		otherRC := NewReceiver(t)
+		r := e.Do(other(e, "POST", "/webhooks/create", map[string]any{"url": otherRC.URL(), "events": "user.created"}))
 		if r.Status != 200 {
 			t.Fatalf("other domain's webhook: %d %s", r.Status, r.Body)
 		}
 
 		uid := user(t, e, "ann@example.com")
-		waitFor(t, e, "user.created", func() bool { return rc.count() >= 1 })
-		d := rc.deliveries()[0]
-		if err := verify(secret, d); err != nil {
+		e.WaitForWebhooks(t, "user.created", func() bool { return rc.Count() >= 1 })
+		d := rc.Deliveries()[0]
+		if err := VerifyWebhook(secret, d); err != nil {
 			t.Fatalf("signature: %v (headers %v)", err, d.Header)
 		}
-		p := payload(t, d)
+		p := WebhookPayload(t, d)
 		if p["type"] != "user.created" || p["id"] != d.Header.Get("Webhook-Id") || !strings.HasPrefix(d.Header.Get("Webhook-Id"), "evt_") {
 			t.Errorf("payload %s with webhook-id %s", d.Body, d.Header.Get("Webhook-Id"))
 		}
 		if Int(t, p, "data.id") != uid || Str(t, p, "data.email") != "ann@example.com" || Int(t, p, "domain_id") != e.Domain.ID {
 			t.Errorf("payload data %s", d.Body)
 		}
-		if err := verify("whsec_"+base64.StdEncoding.EncodeToString([]byte("a different secret, 32 bytes...")), d); err == nil {
+		if err := VerifyWebhook("whsec_"+base64.StdEncoding.EncodeToString([]byte("a different secret, 32 bytes...")), d); err == nil {
 			t.Error("the delivery verifies under a wrong secret")
 		}
 
 		if r := e.LMS("DELETE", "/users/delete", map[string]any{"email": "ann@example.com"}); r.Status != 200 {
 			t.Fatalf("delete user: %d %s", r.Status, r.Body)
 		}
-		waitFor(t, e, "user.deleted", func() bool { return rc.count() >= 2 })
-		d = rc.deliveries()[1]
-		if err := verify(secret, d); err != nil {
+		e.WaitForWebhooks(t, "user.deleted", func() bool { return rc.Count() >= 2 })
+		d = rc.Deliveries()[1]
+		if err := VerifyWebhook(secret, d); err != nil {
 			t.Fatalf("signature: %v", err)
 		}
-		if p := payload(t, d); p["type"] != "user.deleted" || Int(t, p, "data.id") != uid {
+		if p := WebhookPayload(t, d); p["type"] != "user.deleted" || Int(t, p, "data.id") != uid {
 			t.Errorf("second delivery %s", d.Body)
 		}
 
@@ -296,26 +159,26 @@ func TestWebhookUserEventsDelivered(t *testing.T) {
 		if got := Str(t, log, "data.0.event_type"); got != "user.deleted" {
 			t.Errorf("newest line is %s", got)
 		}
-		if otherRC.count() != 0 {
-			t.Errorf("another domain's endpoint got %d deliveries of this domain's events", otherRC.count())
+		if otherRC.Count() != 0 {
+			t.Errorf("another domain's endpoint got %d deliveries of this domain's events", otherRC.Count())
 		}
 		if strings.Contains(e.Logs.String(), secret) {
 			t.Error("the signing secret was logged")
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
 }
 
 // A failing receiver is retried with exponential back-off on the
 // server's clock, with the same event id, until it answers 2xx.
 func TestWebhookRetryBackoff(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		t0 := future()
+		t0 := FutureTime()
 		e.Clock.Set(t0)
-		rc := newReceiver(t)
-		rc.setStatus(503)
-		id, secret := hook(t, e, rc.srv.URL, "user.created")
+		rc := NewReceiver(t)
+		rc.SetStatus(503)
+		id, secret := e.Hook(t, rc.URL(), "user.created")
 		user(t, e, "bob@example.com")
-		waitFor(t, e, "first attempt", func() bool { return rc.count() == 1 })
+		e.WaitForWebhooks(t, "first attempt", func() bool { return rc.Count() == 1 })
 
 		at := t0
 		for n := 1; n <= 3; n++ {
@@ -324,19 +187,19 @@ func TestWebhookRetryBackoff(t *testing.T) {
 			if k, err := e.Main.Webhooks.RunOnce(context.Background()); err != nil || k != 0 {
 				t.Fatalf("a second before retry %d: attempted %d (%v)", n+1, k, err)
 			}
-			if rc.count() != n {
-				t.Fatalf("a second before retry %d the receiver has %d deliveries", n+1, rc.count())
+			if rc.Count() != n {
+				t.Fatalf("a second before retry %d the receiver has %d deliveries", n+1, rc.Count())
 			}
 			if n == 3 {
-				rc.setStatus(204)
+				rc.SetStatus(204)
 			}
 			e.Clock.Set(next)
-			waitFor(t, e, "retry "+strconv.Itoa(n+1), func() bool { return rc.count() == n+1 })
+			e.WaitForWebhooks(t, "retry "+strconv.Itoa(n+1), func() bool { return rc.Count() == n+1 })
 			at = next
 		}
-		ds := rc.deliveries()
+		ds := rc.Deliveries()
 		for i, d := range ds {
-			if err := verify(secret, d); err != nil {
+			if err := VerifyWebhook(secret, d); err != nil {
 				t.Errorf("attempt %d: %v", i+1, err)
 			}
 			if d.Header.Get("Webhook-Id") != ds[0].Header.Get("Webhook-Id") {
@@ -353,31 +216,31 @@ func TestWebhookRetryBackoff(t *testing.T) {
 		}
 		// Delivered: nothing more, however late.
 		e.Clock.Set(t0.Add(48 * time.Hour))
-		if k, _ := e.Main.Webhooks.RunOnce(context.Background()); k != 0 || rc.count() != 4 {
-			t.Errorf("after delivery: attempted %d, receiver has %d", k, rc.count())
+		if k, _ := e.Main.Webhooks.RunOnce(context.Background()); k != 0 || rc.Count() != 4 {
+			t.Errorf("after delivery: attempted %d, receiver has %d", k, rc.Count())
 		}
 		m := e.Do(Request{Method: "GET", Path: "/metrics", NoAuth: true})
 		if !strings.Contains(string(m.Body), `lectern_webhook_delivery_failures_total{reason="status_5xx"} 3`) {
 			t.Errorf("metrics lack the three 5xx failures")
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
 }
 
 // An endpoint that fails every attempt for a day is disabled; enabling
 // it and replaying delivers the event that gave up.
 func TestWebhookDisableEnableReplay(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		t0 := future()
+		t0 := FutureTime()
 		e.Clock.Set(t0)
-		rc := newReceiver(t)
-		rc.setStatus(500)
-		id, secret := hook(t, e, rc.srv.URL, "user.created")
+		rc := NewReceiver(t)
+		rc.SetStatus(500)
+		id, secret := e.Hook(t, rc.URL(), "user.created")
 		user(t, e, "cy@example.com")
 		end := t0.Add(webhook.RetryFor)
 		at := t0
 		for n := 1; ; n++ {
 			e.Clock.Set(at)
-			waitFor(t, e, "attempt "+strconv.Itoa(n), func() bool { return rc.count() == n })
+			e.WaitForWebhooks(t, "attempt "+strconv.Itoa(n), func() bool { return rc.Count() == n })
 			if at.Equal(end) {
 				break
 			}
@@ -389,37 +252,37 @@ func TestWebhookDisableEnableReplay(t *testing.T) {
 			}
 		}
 		get := func() any { return e.LMS("GET", "/webhooks/get/"+itoa(id), nil).JSON(t) }
-		waitFor(t, e, "the endpoint disabled", func() bool { return !flag(t, get(), "data.enabled") })
+		e.WaitForWebhooks(t, "the endpoint disabled", func() bool { return !flag(t, get(), "data.enabled") })
 		ep := get()
 		if Str(t, ep, "data.disabled_reason") == "" || Str(t, ep, "data.disabled_at") != end.Format(time.RFC3339) {
 			t.Errorf("disabled endpoint %v", ep)
 		}
-		attempts := rc.count()
+		attempts := rc.Count()
 		t.Logf("%d attempts in %s", attempts, webhook.RetryFor)
 
 		// Disabled: nothing is queued or sent.
 		user(t, e, "dee@example.com")
 		e.Clock.Set(end.Add(time.Hour))
 		e.Main.Webhooks.RunOnce(context.Background())
-		if rc.count() != attempts {
+		if rc.Count() != attempts {
 			t.Fatalf("a disabled endpoint got a delivery")
 		}
 
 		if r := e.LMS("POST", "/webhooks/enable/"+itoa(id), nil); r.Status != 200 || !flag(t, r.JSON(t), "data.enabled") {
 			t.Fatalf("enable: %d %s", r.Status, r.Body)
 		}
-		rc.setStatus(200)
+		rc.SetStatus(200)
 		r := e.LMS("POST", "/webhooks/replay/"+itoa(id), map[string]any{"since": t0.Format(time.RFC3339)})
 		if r.Status != 200 || Int(t, r.JSON(t), "data.queued") != 1 {
 			t.Fatalf("replay: %d %s", r.Status, r.Body)
 		}
-		waitFor(t, e, "the replayed delivery", func() bool { return rc.count() == attempts+1 })
-		d := rc.deliveries()[attempts]
-		if err := verify(secret, d); err != nil {
+		e.WaitForWebhooks(t, "the replayed delivery", func() bool { return rc.Count() == attempts+1 })
+		d := rc.Deliveries()[attempts]
+		if err := VerifyWebhook(secret, d); err != nil {
 			t.Fatal(err)
 		}
-		if d.Header.Get("Webhook-Id") != rc.deliveries()[0].Header.Get("Webhook-Id") || Str(t, payload(t, d), "data.email") != "cy@example.com" {
-			t.Errorf("replayed %s, first id %s", d.Body, rc.deliveries()[0].Header.Get("Webhook-Id"))
+		if d.Header.Get("Webhook-Id") != rc.Deliveries()[0].Header.Get("Webhook-Id") || Str(t, WebhookPayload(t, d), "data.email") != "cy@example.com" {
+			t.Errorf("replayed %s, first id %s", d.Body, rc.Deliveries()[0].Header.Get("Webhook-Id"))
 		}
 		if log := deliveryLog(t, e, id); !flag(t, log, "data.0.success") {
 			t.Errorf("log after replay %v", log)
@@ -427,16 +290,16 @@ func TestWebhookDisableEnableReplay(t *testing.T) {
 		if r := e.LMS("POST", "/webhooks/replay/"+itoa(id), map[string]any{"since": t0.Format(time.RFC3339)}); Int(t, r.JSON(t), "data.queued") != 0 {
 			t.Errorf("a delivered message was replayed again: %s", r.Body)
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
 }
 
 // Without --webhook-allow-private a name that resolves to loopback is
 // refused when the delivery connects, and redirects are not followed.
 func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		rc := newReceiver(t)
-		port := rc.srv.URL[strings.LastIndexByte(rc.srv.URL, ':'):]
-		id, _ := hook(t, e, "http://localhost"+port+"/hook", "user.created")
+		rc := NewReceiver(t)
+		port := rc.URL()[strings.LastIndexByte(rc.URL(), ':'):]
+		id, _ := e.Hook(t, "http://localhost"+port+"/hook", "user.created")
 		r := e.LMS("POST", "/webhooks/test/"+itoa(id), nil)
 		if r.Status != 200 {
 			t.Fatalf("test: %d %s", r.Status, r.Body)
@@ -446,44 +309,44 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 			t.Errorf("test delivery to loopback: %s", r.Body)
 		}
 		user(t, e, "eve@example.com")
-		waitFor(t, e, "the refused attempt", func() bool { return Int(t, deliveryLog(t, e, id), "total") == 2 })
+		e.WaitForWebhooks(t, "the refused attempt", func() bool { return Int(t, deliveryLog(t, e, id), "total") == 2 })
 		if log := deliveryLog(t, e, id); flag(t, log, "data.0.success") || !strings.Contains(Str(t, log, "data.0.error"), "not a public address") {
 			t.Errorf("log %v", log)
 		}
-		if rc.count() != 0 {
-			t.Errorf("the loopback receiver got %d requests", rc.count())
+		if rc.Count() != 0 {
+			t.Errorf("the loopback receiver got %d requests", rc.Count())
 		}
 	})
 }
 
 func TestWebhookTestDeliveryAndRedirects(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		rc := newReceiver(t)
-		target := newReceiver(t)
-		redirect := httptest.NewServer(http.RedirectHandler(target.srv.URL, http.StatusFound))
+		rc := NewReceiver(t)
+		target := NewReceiver(t)
+		redirect := httptest.NewServer(http.RedirectHandler(target.URL(), http.StatusFound))
 		t.Cleanup(redirect.Close)
 
-		id, secret := hook(t, e, rc.srv.URL, "badge.awarded")
+		id, secret := e.Hook(t, rc.URL(), "badge.awarded")
 		r := e.LMS("POST", "/webhooks/test/"+itoa(id), nil)
 		if r.Status != 200 || !flag(t, r.JSON(t), "data.success") || Int(t, r.JSON(t), "data.status") != 200 {
 			t.Fatalf("test: %d %s", r.Status, r.Body)
 		}
-		if rc.count() != 1 || verify(secret, rc.deliveries()[0]) != nil || payload(t, rc.deliveries()[0])["type"] != "webhook.test" {
-			t.Fatalf("test delivery %v", rc.deliveries())
+		if rc.Count() != 1 || VerifyWebhook(secret, rc.Deliveries()[0]) != nil || WebhookPayload(t, rc.Deliveries()[0])["type"] != "webhook.test" {
+			t.Fatalf("test delivery %v", rc.Deliveries())
 		}
 
-		rid, _ := hook(t, e, redirect.URL, "badge.awarded")
+		rid, _ := e.Hook(t, redirect.URL, "badge.awarded")
 		r = e.LMS("POST", "/webhooks/test/"+itoa(rid), nil)
 		if b := r.JSON(t); flag(t, b, "data.success") || Int(t, b, "data.status") != 302 {
 			t.Errorf("test through a redirect: %s", r.Body)
 		}
-		if target.count() != 0 {
+		if target.Count() != 0 {
 			t.Errorf("the redirect was followed")
 		}
 		if log := deliveryLog(t, e, rid); Int(t, log, "total") != 1 || Str(t, log, "data.0.event_type") != "webhook.test" {
 			t.Errorf("log %v", log)
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
 }
 
 // startMain runs a server on cfg until the returned stop is called; poll
@@ -544,34 +407,34 @@ func TestWebhookOutboxSurvivesRestart(t *testing.T) {
 	for _, b := range Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := sharedConfig(t, b)
-			rc := newReceiver(t)
+			rc := NewReceiver(t)
 
 			// First run: no worker, so nothing is delivered.
 			e, stop := startWithDomain(t, b, cfg)
-			_, secret := hook(t, e, rc.srv.URL, "user.created", "course.created")
+			_, secret := e.Hook(t, rc.URL(), "user.created", "course.created")
 			uid := user(t, e, "fay@example.com")
 			create(t, e, "/courses/create", map[string]any{"course_name": "Rust"}, "data.course_id")
 			stop()
-			if rc.count() != 0 {
-				t.Fatalf("the first run delivered %d events without a worker", rc.count())
+			if rc.Count() != 0 {
+				t.Fatalf("the first run delivered %d events without a worker", rc.Count())
 			}
 
 			// Second run: its worker delivers both.
 			startMain(t, cfg, 20*time.Millisecond)
 			deadline := time.Now().Add(20 * time.Second)
-			for rc.count() < 2 && time.Now().Before(deadline) {
+			for rc.Count() < 2 && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			ds := rc.deliveries()
+			ds := rc.Deliveries()
 			if len(ds) != 2 {
 				t.Fatalf("after restart the receiver has %d deliveries", len(ds))
 			}
 			types := map[string]bool{}
 			for _, d := range ds {
-				if err := verify(secret, d); err != nil {
+				if err := VerifyWebhook(secret, d); err != nil {
 					t.Error(err)
 				}
-				p := payload(t, d)
+				p := WebhookPayload(t, d)
 				types[Str(t, p, "type")] = true
 				if p["type"] == "user.created" && Int(t, p, "data.id") != uid {
 					t.Errorf("user.created for %s", d.Body)
@@ -590,10 +453,10 @@ func TestWebhookWorkersClaimEachMessageOnce(t *testing.T) {
 	for _, b := range Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := sharedConfig(t, b)
-			rc := newReceiver(t)
+			rc := NewReceiver(t)
 			e, _ := startWithDomain(t, b, cfg)
 			m := e.Main
-			hook(t, e, rc.srv.URL, "user.created")
+			e.Hook(t, rc.URL(), "user.created")
 			const n = 60
 			for i := range n {
 				user(t, e, "u"+strconv.Itoa(i)+"@example.com")
@@ -619,11 +482,11 @@ func TestWebhookWorkersClaimEachMessageOnce(t *testing.T) {
 			}
 			wg.Wait()
 			seen := map[string]int{}
-			for _, d := range rc.deliveries() {
+			for _, d := range rc.Deliveries() {
 				seen[d.Header.Get("Webhook-Id")]++
 			}
-			if len(rc.deliveries()) != n || len(seen) != n {
-				t.Errorf("%d deliveries of %d events, want %d of %d", len(rc.deliveries()), len(seen), n, n)
+			if len(rc.Deliveries()) != n || len(seen) != n {
+				t.Errorf("%d deliveries of %d events, want %d of %d", len(rc.Deliveries()), len(seen), n, n)
 			}
 		})
 	}
@@ -632,8 +495,8 @@ func TestWebhookWorkersClaimEachMessageOnce(t *testing.T) {
 // The catalog's endpoints on both APIs raise their events.
 func TestWebhookCatalogEvents(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		rc := newReceiver(t)
-		_, secret := hook(t, e, rc.srv.URL, "course.created", "course.deleted", "class.created", "class.deleted",
+		rc := NewReceiver(t)
+		_, secret := e.Hook(t, rc.URL(), "course.created", "course.deleted", "class.created", "class.deleted",
 			"enrollment.created", "enrollment.deleted")
 		uid := user(t, e, "gus@example.com")
 		course := create(t, e, "/courses/create", map[string]any{"course_name": "Go"}, "data.course_id")
@@ -650,13 +513,13 @@ func TestWebhookCatalogEvents(t *testing.T) {
 		if r := e.VC("removeclass", url.Values{"cid": {itoa(class)}}); r.Status != 200 || !strings.Contains(string(r.Body), "removeclass") {
 			t.Fatalf("removeclass: %d %s", r.Status, r.Body)
 		}
-		waitFor(t, e, "six events", func() bool { return rc.count() >= 6 })
+		e.WaitForWebhooks(t, "six events", func() bool { return rc.Count() >= 6 })
 		got := map[string]map[string]any{}
-		for _, d := range rc.deliveries() {
-			if err := verify(secret, d); err != nil {
+		for _, d := range rc.Deliveries() {
+			if err := VerifyWebhook(secret, d); err != nil {
 				t.Error(err)
 			}
-			p := payload(t, d)
+			p := WebhookPayload(t, d)
 			got[Str(t, p, "type")] = p
 		}
 		want := map[string]func(p map[string]any) bool{
@@ -679,31 +542,146 @@ func TestWebhookCatalogEvents(t *testing.T) {
 				t.Errorf("%s: %v", typ, p)
 			}
 		}
-		if rc.count() != 6 {
-			t.Errorf("%d deliveries, want 6", rc.count())
+		if rc.Count() != 6 {
+			t.Errorf("%d deliveries, want 6", rc.Count())
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
 }
 
 // Points through the gamification API that reach a badge raise
 // badge.awarded.
 func TestWebhookBadgeAwarded(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
-		rc := newReceiver(t)
-		_, secret := hook(t, e, rc.srv.URL, "badge.awarded")
+		rc := NewReceiver(t)
+		_, secret := e.Hook(t, rc.URL(), "badge.awarded")
 		uid := user(t, e, "hal@example.com")
 		badge := create(t, e, "/gamification/badges", map[string]any{"description": "Bronze", "points_required": 10}, "data.id")
 		if r := e.LMS("POST", "/gamification/points", map[string]any{"user_id": uid, "points": 15, "reason": "Welcome"}); r.Status != 200 {
 			t.Fatalf("points: %d %s", r.Status, r.Body)
 		}
-		waitFor(t, e, "badge.awarded", func() bool { return rc.count() >= 1 })
-		d := rc.deliveries()[0]
-		if err := verify(secret, d); err != nil {
+		e.WaitForWebhooks(t, "badge.awarded", func() bool { return rc.Count() >= 1 })
+		d := rc.Deliveries()[0]
+		if err := VerifyWebhook(secret, d); err != nil {
 			t.Fatal(err)
 		}
-		p := payload(t, d)
+		p := WebhookPayload(t, d)
 		if p["type"] != "badge.awarded" || Int(t, p, "data.user_id") != uid || Int(t, p, "data.badge_id") != badge || Str(t, p, "data.description") != "Bronze" {
 			t.Errorf("payload %s", d.Body)
 		}
-	}, allowPrivate)
+	}, AllowPrivateWebhooks)
+}
+
+// A checkout through the test gateway raises payment.succeeded, and each
+// refund through the API payment.refunded with the amount it moved.
+func TestWebhookPaymentEvents(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		rc := NewReceiver(t)
+		_, secret := e.Hook(t, rc.URL(), "payment.succeeded", "payment.refunded")
+		s := newShop(t, e)
+		testGateway(t, e, e.Domain)
+		r := e.LMS("POST", "/shoppingCart/checkout", checkoutBody(s, "pay@example.com", card("4242424242424242")))
+		if r.Status != 200 {
+			t.Fatalf("checkout: %d %s", r.Status, r.Body)
+		}
+		order := Int(t, r.JSON(t), "data.id")
+		buyer, err := e.Store.UserByEmail(context.Background(), e.Domain.ID, "pay@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		paid := e.Delivered(t, rc, secret, "payment.succeeded")["payment.succeeded"]
+		for path, want := range map[string]any{"data.order_id": order, "data.source": "checkout", "data.status": "paid",
+			"data.email": "pay@example.com", "data.user_id": buyer.ID, "data.currency": "usd", "data.total_minor": "6900",
+			"data.amount_minor": "6900", "data.refunded_minor": "0", "data.gateway": "test", "domain_id": e.Domain.ID} {
+			if got, _ := Lookup(paid, path); !Equal(got, want) {
+				t.Errorf("payment.succeeded %s = %v, want %v", path, got, want)
+			}
+		}
+
+		for i, step := range []struct {
+			amount                 any
+			status, moved, refunds string
+		}{{"9", "paid", "900", "900"}, {nil, "refunded", "6000", "6900"}} {
+			body := map[string]any{}
+			if step.amount != nil {
+				body["amount"] = step.amount
+			}
+			if r := e.LMS("POST", "/orders/refund/"+itoa(order), body); r.Status != 200 {
+				t.Fatalf("refund %d: %d %s", i+1, r.Status, r.Body)
+			}
+			e.WaitForWebhooks(t, "refund "+strconv.Itoa(i+1), func() bool { return rc.Count() == 2+i })
+			d := rc.Deliveries()[1+i]
+			if err := VerifyWebhook(secret, d); err != nil {
+				t.Fatal(err)
+			}
+			p := WebhookPayload(t, d)
+			for path, want := range map[string]any{"type": "payment.refunded", "data.order_id": order, "data.status": step.status,
+				"data.amount_minor": step.moved, "data.refunded_minor": step.refunds, "data.total_minor": "6900"} {
+				if got, _ := Lookup(p, path); !Equal(got, want) {
+					t.Errorf("refund %d: %s = %v, want %v", i+1, path, got, want)
+				}
+			}
+		}
+	}, AllowPrivateWebhooks)
+}
+
+// Rotating an endpoint's secret answers a new one; for the grace period
+// deliveries carry a signature of each secret, so a receiver verifying
+// with either accepts them; after it, only the new secret verifies.
+func TestWebhookSecretRotation(t *testing.T) {
+	Run(t, func(t *testing.T, e *Env) {
+		t0 := FutureTime()
+		e.Clock.Set(t0)
+		rc := NewReceiver(t)
+		id, old := e.Hook(t, rc.URL(), "user.created")
+		r := e.LMS("POST", "/webhooks/rotate/"+itoa(id), nil)
+		if r.Status != 200 {
+			t.Fatalf("rotate: %d %s", r.Status, r.Body)
+		}
+		body := r.JSON(t)
+		secret := Str(t, body, "data.secret")
+		until := t0.Add(webhook.RotationGrace).Format(time.RFC3339)
+		if secret == old || !strings.HasPrefix(secret, "whsec_") || Str(t, body, "data.previous_secret_until") != until {
+			t.Fatalf("rotate answered %s", r.Body)
+		}
+		if strings.Contains(string(r.Body), old) {
+			t.Error("the answer carries the previous secret")
+		}
+		e.Scenarios(t, []Scenario{
+			{Name: "get has the new secret", Request: api("GET", "/webhooks/get/"+itoa(id), nil), Status: 200,
+				Want: map[string]any{"data.secret": secret, "data.previous_secret_until": until}},
+			{Name: "unknown endpoint", Request: api("POST", "/webhooks/rotate/999999", nil), Status: 404},
+			{Name: "bad id", Request: api("POST", "/webhooks/rotate/x", nil), Status: 400, Fields: []string{"webhook_id"}},
+			{Name: "other domain", Request: other(e, "POST", "/webhooks/rotate/"+itoa(id), nil), Status: 404},
+			{Name: "other domain did not rotate it", Request: api("GET", "/webhooks/get/"+itoa(id), nil), Status: 200,
+				Want: map[string]any{"data.secret": secret}},
+		})
+
+		for i, step := range []struct {
+			name     string
+			at       time.Time
+			oldValid bool
+		}{
+			{"during the grace period", t0.Add(webhook.RotationGrace - time.Second), true},
+			{"at its end", t0.Add(webhook.RotationGrace), false},
+		} {
+			e.Clock.Set(step.at)
+			user(t, e, "rot"+strconv.Itoa(i)+"@example.com")
+			e.WaitForWebhooks(t, step.name, func() bool { return rc.Count() == 2*i+1 })
+			d := rc.Deliveries()[2*i]
+			if err := VerifyWebhook(secret, d); err != nil {
+				t.Errorf("%s: the new secret: %v", step.name, err)
+			}
+			if err := VerifyWebhook(old, d); (err == nil) != step.oldValid {
+				t.Errorf("%s: the previous secret verifies: %v, want %v (signature %q)", step.name, err == nil, step.oldValid,
+					d.Header.Get("Webhook-Signature"))
+			}
+			test := e.LMS("POST", "/webhooks/test/"+itoa(id), nil)
+			if test.Status != 200 || rc.Count() != 2*i+2 {
+				t.Fatalf("%s: test delivery %d %s", step.name, test.Status, test.Body)
+			}
+			if err := VerifyWebhook(old, rc.Deliveries()[2*i+1]); (err == nil) != step.oldValid {
+				t.Errorf("%s: the previous secret verifies the test delivery: %v, want %v", step.name, err == nil, step.oldValid)
+			}
+		}
+	}, AllowPrivateWebhooks)
 }

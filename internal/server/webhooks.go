@@ -15,7 +15,7 @@ const WebhookPollInterval = time.Second
 // its backlog.
 func (m *Main) openWebhooks() {
 	m.Webhooks = &webhook.Worker{Store: m.Store, Client: webhook.NewClient(m.Config.WebhookAllowPrivate),
-		Logger: m.Logger, Now: m.Now, Observer: m.Metrics}
+		Logger: m.Logger, Now: m.Now, Observer: m.Metrics, Retention: m.Config.WebhookRetention}
 	if m.Config.WebhookAllowPrivate {
 		m.Logger.Warn("webhooks may reach private and loopback addresses (--webhook-allow-private): for development only")
 	}

@@ -23,7 +23,11 @@ type WebhookEndpoint struct {
 	Description string
 	Events      []string
 	// Secret is the signing key, whsec_<base64>.
-	Secret         string
+	Secret string
+	// PreviousSecret is the secret a rotation replaced, which deliveries
+	// also carry a signature of until PreviousUntil ("" when none).
+	PreviousSecret string
+	PreviousUntil  time.Time
 	Enabled        bool
 	DisabledAt     time.Time
 	DisabledReason string
@@ -45,9 +49,12 @@ type WebhookMessage struct {
 	Payload    []byte
 	Attempts   int
 	RetryFrom  time.Time
-	// URL and Secret are the endpoint's, read when the message is claimed.
-	URL    string
-	Secret string
+	// URL, Secret, PreviousSecret and PreviousUntil are the endpoint's,
+	// read when the message is claimed.
+	URL            string
+	Secret         string
+	PreviousSecret string
+	PreviousUntil  time.Time
 }
 
 // WebhookAttempt is one line of an endpoint's delivery log.
@@ -71,12 +78,12 @@ const (
 	WebhookFailed    = "failed"
 )
 
-const webhookCols = "id, url, description, events, secret, enabled, disabled_at, disabled_reason, failing_since, created_at, updated_at"
+const webhookCols = "id, url, description, events, secret, previous_secret, previous_until, enabled, disabled_at, disabled_reason, failing_since, created_at, updated_at"
 
 func scanWebhook(row interface{ Scan(...any) error }) (WebhookEndpoint, error) {
 	var w WebhookEndpoint
 	var events string
-	err := row.Scan(&w.ID, &w.URL, &w.Description, &events, &w.Secret, &w.Enabled, optTimeCol(&w.DisabledAt),
+	err := row.Scan(&w.ID, &w.URL, &w.Description, &events, &w.Secret, &w.PreviousSecret, optTimeCol(&w.PreviousUntil), &w.Enabled, optTimeCol(&w.DisabledAt),
 		&w.DisabledReason, optTimeCol(&w.FailingSince), timeCol(&w.CreatedAt), timeCol(&w.UpdatedAt))
 	w.Events = strings.Fields(events)
 	return w, err
@@ -166,6 +173,27 @@ func (s *Store) EnableWebhook(ctx context.Context, domainID, id int64) (WebhookE
 			return err
 		}
 		var err error
+		w, err = webhook(ctx, tx, domainID, id)
+		return err
+	})
+	return w, err
+}
+
+// RotateWebhook makes secret the endpoint's signing secret and keeps the
+// one it replaces as PreviousSecret until graceUntil. A second rotation
+// within the grace period drops the oldest secret: the previous one is
+// always the secret just replaced.
+func (s *Store) RotateWebhook(ctx context.Context, domainID, id int64, secret string, graceUntil time.Time) (WebhookEndpoint, error) {
+	var w WebhookEndpoint
+	err := s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, `UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_until = ?, updated_at = ?
+			WHERE domain_id = ? AND id = ?`, secret, formatTime(graceUntil), formatTime(s.now()), domainID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return lms.NotFoundf("webhook %d not found", id)
+		}
 		w, err = webhook(ctx, tx, domainID, id)
 		return err
 	})
@@ -264,7 +292,7 @@ func (s *Store) ClaimWebhookMessages(ctx context.Context, now time.Time, lease t
 	}
 	err := s.tx(ctx, func(tx db) error {
 		rows, err := tx.query(ctx, `SELECT m.id, m.domain_id, m.endpoint_id, m.event_id, m.event_type, m.payload, m.attempts, m.retry_from,
-			e.url, e.secret FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
+			e.url, e.secret, e.previous_secret, e.previous_until FROM webhook_messages m JOIN webhook_endpoints e ON e.id = m.endpoint_id
 			WHERE m.state = 'pending' AND m.next_attempt_at <= ? AND e.enabled = 1
 			ORDER BY m.next_attempt_at, m.id LIMIT ?`+lock, formatTime(now), limit)
 		if err != nil {
@@ -274,7 +302,7 @@ func (s *Store) ClaimWebhookMessages(ctx context.Context, now time.Time, lease t
 			var m WebhookMessage
 			var payload string
 			if err := rows.Scan(&m.ID, &m.DomainID, &m.EndpointID, &m.EventID, &m.EventType, &payload, &m.Attempts,
-				timeCol(&m.RetryFrom), &m.URL, &m.Secret); err != nil {
+				timeCol(&m.RetryFrom), &m.URL, &m.Secret, &m.PreviousSecret, optTimeCol(&m.PreviousUntil)); err != nil {
 				rows.Close()
 				return err
 			}
@@ -364,8 +392,8 @@ func (s *Store) endpointOutcome(ctx context.Context, tx db, domainID, endpointID
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	_, err = tx.exec(ctx, "UPDATE webhook_messages SET state = 'failed', updated_at = ? WHERE domain_id = ? AND endpoint_id = ? AND state = 'pending'",
-		at, domainID, endpointID)
+	_, err = tx.exec(ctx, "UPDATE webhook_messages SET state = 'failed', next_attempt_at = ?, updated_at = ? WHERE domain_id = ? AND endpoint_id = ? AND state = 'pending'",
+		at, at, domainID, endpointID)
 	return true, err
 }
 
@@ -421,6 +449,32 @@ func paymentEvent(typ string, o Order, amount int64) event.Event {
 	return event.PaymentEvent(typ, event.Payment{OrderID: o.ID, Source: o.Source, Status: o.Status, Email: o.BuyerEmail,
 		UserID: o.UserID, Currency: o.Currency, Total: event.Minor(o.Total), Amount: event.Minor(amount),
 		Refunded: event.Minor(o.Refunded), Gateway: o.Gateway})
+}
+
+// DeleteOldWebhookRecords deletes up to limit delivered or failed
+// messages that finished before before (a finished message's
+// next_attempt_at is when it finished), and up to limit delivery-log
+// lines attempted before before, on every domain. Pending messages are
+// never deleted. It returns how many of each it deleted; callers repeat
+// while either is limit.
+func (s *Store) DeleteOldWebhookRecords(ctx context.Context, before time.Time, limit int) (messages, attempts int64, err error) {
+	t := formatTime(before)
+	err = s.tx(ctx, func(tx db) error {
+		res, err := tx.exec(ctx, `DELETE FROM webhook_messages WHERE id IN (SELECT id FROM webhook_messages
+			WHERE state IN ('delivered', 'failed') AND next_attempt_at < ? ORDER BY next_attempt_at LIMIT ?)`, t, limit)
+		if err != nil {
+			return err
+		}
+		messages, _ = res.RowsAffected()
+		res, err = tx.exec(ctx, `DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts
+			WHERE attempted_at < ? ORDER BY attempted_at LIMIT ?)`, t, limit)
+		if err != nil {
+			return err
+		}
+		attempts, _ = res.RowsAffected()
+		return nil
+	})
+	return messages, attempts, err
 }
 
 // WebhookBacklog counts the messages waiting for delivery, on every

@@ -52,14 +52,33 @@ func Sign(secret, id string, ts time.Time, body []byte) (string, error) {
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
-// SetHeaders sets the three headers of a signed delivery on h.
-func SetHeaders(h http.Header, secret, id string, ts time.Time, body []byte) error {
-	sig, err := Sign(secret, id, ts, body)
-	if err != nil {
-		return err
+// RotationGrace is how long after a secret rotation deliveries are also
+// signed with the secret it replaced.
+const RotationGrace = 24 * time.Hour
+
+// Secrets returns the secrets a delivery at now is signed with: the
+// endpoint's secret, and the previous one while its grace period (until)
+// lasts.
+func Secrets(secret, previous string, until, now time.Time) []string {
+	if previous != "" && now.Before(until) {
+		return []string{secret, previous}
+	}
+	return []string{secret}
+}
+
+// SetHeaders sets the three headers of a signed delivery on h: one
+// signature per secret, space-separated, as the Standard Webhooks scheme
+// allows (a receiver accepts the delivery if any one verifies).
+func SetHeaders(h http.Header, secrets []string, id string, ts time.Time, body []byte) error {
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		var err error
+		if sigs[i], err = Sign(secret, id, ts, body); err != nil {
+			return err
+		}
 	}
 	h.Set("webhook-id", id)
 	h.Set("webhook-timestamp", strconv.FormatInt(ts.Unix(), 10))
-	h.Set("webhook-signature", sig)
+	h.Set("webhook-signature", strings.Join(sigs, " "))
 	return nil
 }

@@ -29,6 +29,11 @@ const (
 	Lease = 2 * time.Minute
 	// Batch is how many messages one pass claims.
 	Batch = 20
+	// SweepBatch is how many old messages, and how many old log lines,
+	// one statement of a retention sweep deletes.
+	SweepBatch = 500
+	// SweepEvery is how often Run sweeps (real time).
+	SweepEvery = 10 * time.Minute
 )
 
 // Backoff is the wait after the n-th failed attempt (n from 1):
@@ -62,6 +67,9 @@ type Worker struct {
 	Now func() time.Time
 	// Observer, when set, counts deliveries and failures.
 	Observer Observer
+	// Retention is how long delivered and failed messages and delivery-log
+	// lines are kept; 0 keeps them forever.
+	Retention time.Duration
 }
 
 func (w *Worker) now() time.Time {
@@ -71,11 +79,19 @@ func (w *Worker) now() time.Time {
 	return time.Now()
 }
 
-// Run delivers due messages every interval until ctx is done.
+// Run delivers due messages every interval until ctx is done, and sweeps
+// old records at the start and every SweepEvery.
 func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var swept time.Time
 	for {
+		if time.Since(swept) >= SweepEvery {
+			swept = time.Now()
+			if _, _, err := w.Sweep(ctx); err != nil && ctx.Err() == nil {
+				w.Logger.Error("webhook retention sweep failed", "err", err)
+			}
+		}
 		for {
 			n, err := w.RunOnce(ctx)
 			if err != nil && ctx.Err() == nil {
@@ -89,6 +105,27 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// Sweep deletes the delivered and failed messages and the delivery-log
+// lines older than Retention (on the worker's clock), SweepBatch at a
+// time, until none is left; pending messages stay. It returns how many
+// messages and log lines it deleted.
+func (w *Worker) Sweep(ctx context.Context) (messages, attempts int64, err error) {
+	if w.Retention <= 0 {
+		return 0, 0, nil
+	}
+	before := w.now().Add(-w.Retention)
+	for {
+		m, a, err := w.Store.DeleteOldWebhookRecords(ctx, before, SweepBatch)
+		messages, attempts = messages+m, attempts+a
+		if err != nil || (m < SweepBatch && a < SweepBatch) {
+			if messages+attempts > 0 {
+				w.Logger.Info("webhook retention sweep", "messages", messages, "log_lines", attempts, "before", before)
+			}
+			return messages, attempts, err
 		}
 	}
 }
@@ -109,7 +146,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 }
 
 func (w *Worker) deliver(ctx context.Context, m store.WebhookMessage) error {
-	a := w.Attempt(ctx, m.URL, m.Secret, m.EventID, m.Payload)
+	a := w.Attempt(ctx, m.URL, Secrets(m.Secret, m.PreviousSecret, m.PreviousUntil, w.now()), m.EventID, m.Payload)
 	a.MessageID, a.EventType, a.Attempt = m.ID, m.EventType, m.Attempts+1
 	r := store.WebhookResult{Attempt: a, DisableAfter: RetryFor}
 	result := "success"
@@ -141,10 +178,10 @@ func (w *Worker) deliver(ctx context.Context, m store.WebhookMessage) error {
 	return nil
 }
 
-// Attempt sends one signed delivery of body (event id) to rawURL and
-// says how it went. It never follows redirects; the answer's body is read
-// up to MaxResponse and dropped.
-func (w *Worker) Attempt(ctx context.Context, rawURL, secret, id string, body []byte) store.WebhookAttempt {
+// Attempt sends one delivery of body (event id) to rawURL, signed with
+// each of secrets, and says how it went. It never follows redirects; the
+// answer's body is read up to MaxResponse and dropped.
+func (w *Worker) Attempt(ctx context.Context, rawURL string, secrets []string, id string, body []byte) store.WebhookAttempt {
 	start := time.Now()
 	at := w.now()
 	a := store.WebhookAttempt{EventID: id, At: at}
@@ -164,7 +201,7 @@ func (w *Worker) Attempt(ctx context.Context, rawURL, secret, id string, body []
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Lectern-Webhooks/1")
-	if err := SetHeaders(req.Header, secret, id, at, body); err != nil {
+	if err := SetHeaders(req.Header, secrets, id, at, body); err != nil {
 		return fail("signing", "cannot sign: "+err.Error())
 	}
 	resp, err := w.Client.Do(req)

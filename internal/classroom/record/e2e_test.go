@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pion/ice/v4"
-	"github.com/pion/interceptor"
 	"github.com/pion/rtcp"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
 
+	"github.com/lectern-lms/lectern/internal/classroom/rtctest"
 	"github.com/lectern-lms/lectern/internal/classroom/sfu"
 )
 
@@ -59,20 +57,8 @@ func newClassroom(t *testing.T) *classroom {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	me := &webrtc.MediaEngine{}
-	if err := me.RegisterDefaultCodecs(); err != nil {
-		t.Fatal(err)
-	}
-	ir := &interceptor.Registry{}
-	if err := webrtc.RegisterDefaultInterceptors(me, ir); err != nil { // sender reports included
-		t.Fatal(err)
-	}
-	c := &classroom{t: t, sfu: s, api: webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(ir)), peers: map[string]*peer{}}
+	// The clients send RTCP sender reports (pion's interceptors), as browsers do.
+	c := &classroom{t: t, sfu: s, api: rtctest.NewAPI(t, rtctest.Options{Interceptors: true}), peers: map[string]*peer{}}
 	c.room = s.NewRoom(c.send, nil)
 	t.Cleanup(c.room.Close)
 	return c
@@ -130,7 +116,7 @@ func (p *peer) handle(sig sfu.Signal) {
 	p.mu.Unlock()
 	switch sig.Kind {
 	case "offer":
-		pc, err := p.c.api.NewPeerConnection(webrtc.Configuration{})
+		pc, answer, err := rtctest.Answer(p.c.api, sig.SDP, &p.received, false)
 		if err != nil {
 			t.Error(err)
 			return
@@ -138,29 +124,8 @@ func (p *peer) handle(sig sfu.Signal) {
 		p.mu.Lock()
 		p.pcs[sig.Stream] = pc
 		p.mu.Unlock()
-		pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-			for {
-				if _, _, err := tr.ReadRTP(); err != nil {
-					return
-				}
-				p.received.Add(1)
-			}
-		})
 		stream := sig.Stream
-		if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: sig.SDP}); err != nil {
-			t.Error(err)
-			return
-		}
-		answer, err := pc.CreateAnswer(nil)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		if err := pc.SetLocalDescription(answer); err != nil {
-			t.Error(err)
-			return
-		}
-		p.signal(sfu.Signal{Kind: "answer", Stream: stream, SDP: answer.SDP})
+		p.signal(sfu.Signal{Kind: "answer", Stream: stream, SDP: answer})
 		pc.OnICECandidate(func(cand *webrtc.ICECandidate) {
 			if cand != nil {
 				init := cand.ToJSON()
@@ -211,7 +176,7 @@ func (p *peer) publish(id, label string, kinds ...webrtc.RTPCodecType) (string, 
 	for i, k := range kinds {
 		cap := webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000}
 		if k == webrtc.RTPCodecTypeAudio {
-			cap = webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeOpus, ClockRate: 48000, Channels: 2}
+			cap = rtctest.Opus
 		}
 		tr, err := webrtc.NewTrackLocalStaticRTP(cap, k.String()+string(rune('0'+i)), id)
 		if err != nil {

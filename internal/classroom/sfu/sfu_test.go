@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"sync"
@@ -13,11 +12,12 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
-	"github.com/pion/interceptor"
 	"github.com/pion/rtcp"
 	"github.com/pion/rtp"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
+
+	"github.com/lectern-lms/lectern/internal/classroom/rtctest"
 )
 
 // wait is the longest any test waits for media or a signal. Nothing is
@@ -48,25 +48,8 @@ func newTestSFU(t *testing.T, public ...string) *SFU {
 // clientAPI is the pion API the test clients use: loopback only, default
 // codecs and interceptors.
 func clientAPI(t *testing.T) *webrtc.API {
-	t.Helper()
-	var se webrtc.SettingEngine
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	se.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	me := &webrtc.MediaEngine{}
-	if err := me.RegisterDefaultCodecs(); err != nil {
-		t.Fatal(err)
-	}
 	// Browsers offer and accept the audio level.
-	if err := me.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: audioLevelURI}, webrtc.RTPCodecTypeAudio); err != nil {
-		t.Fatal(err)
-	}
-	ir := &interceptor.Registry{}
-	if err := webrtc.RegisterDefaultInterceptors(me, ir); err != nil {
-		t.Fatal(err)
-	}
-	return webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(ir))
+	return rtctest.NewAPI(t, rtctest.Options{Interceptors: true, AudioExtensions: []string{audioLevelURI}})
 }
 
 // harness plays the room service: it routes send and events to test
