@@ -10,40 +10,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
-import { serverForTests, log, artifact, CHROMIUM, CHROME_ARGS, pdfText, pdfQRCodes } from './lib.mjs';
+import { serverForTests, lmsApi, axeCheck, log, artifact, CHROMIUM, CHROME_ARGS, pdfText, pdfQRCodes } from './lib.mjs';
 
 const server = serverForTests('certificates');
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-// axeCheck runs axe-core in the page (evaluated through the DevTools
-// protocol, so the page's CSP does not apply) and fails on any serious or
-// critical finding.
-async function axeCheck(page, name) {
-  await page.evaluate(axeSource);
-  const { violations, passes } = await page.evaluate(async () => {
-    const r = await window.axe.run(document);
-    return { violations: r.violations, passes: r.passes.length };
-  });
-  assert.ok(passes > 10, `axe ran its rules on ${name} (${passes} passed)`);
-  fs.writeFileSync(artifact(`axe-${name}.json`), JSON.stringify(violations, null, 2));
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`), [], `axe on ${name}`);
-}
-
-// lms calls the management API as the test domain.
-async function lms(method, path, body) {
-  const r = await fetch(`${server.base}/api/v1${path}`, {
-    method,
-    headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id), 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const json = await r.json();
-  if (!r.ok) throw new Error(`${method} ${path}: HTTP ${r.status}: ${JSON.stringify(json)}`);
-  return json;
-}
+const lms = lmsApi(server);
 
 // The learners: one name per script the page must show as it is.
 const learners = [

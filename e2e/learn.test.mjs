@@ -12,16 +12,14 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import { serverForTests, CHROMIUM, CHROME_ARGS, artifact, log, sleep } from './lib.mjs';
+import { serverForTests, lmsApi, axeCheck, CHROMIUM, CHROME_ARGS, artifact, log, sleep } from './lib.mjs';
 
 const execFileP = promisify(execFile);
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const server = serverForTests('learn', { args: ['--test-clock'] });
+const api = lmsApi(server);
 
 const VIDEO_S = 40;
 const EMAIL = 'ann@example.com';
@@ -33,18 +31,6 @@ let unlockAt; // when the locked lesson opens (server time)
 
 const portal = () => `${server.base}/${server.domain.domain_id}/learn`;
 const lessonURL = (id) => `${portal()}/courses/${ids.course}/lessons/${id}`;
-
-async function api(method, path, body) {
-  const r = await fetch(`${server.base}/api/v1${path}`, {
-    method,
-    headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id), 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const out = await r.json();
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(out)}`);
-  return out;
-}
 
 async function setClock(now) {
   const r = await fetch(`${server.base}/_test/clock`, { method: 'POST', body: JSON.stringify({ now }), headers: { 'Content-Type': 'application/json' } });
@@ -61,21 +47,6 @@ async function lessonState(lessonId) {
 
 async function shot(p, name) {
   await p.screenshot({ path: artifact(name), fullPage: true });
-}
-
-// axeCheck runs axe-core in the page (through the DevTools protocol, so the
-// page's CSP does not apply) and fails on any serious or critical finding.
-async function axeCheck(p, name) {
-  await p.evaluate(axeSource);
-  const { violations, passes } = await p.evaluate(async () => {
-    const r = await window.axe.run(document);
-    return { violations: r.violations, passes: r.passes.length };
-  });
-  assert.ok(passes > 10, `axe ran its rules on ${name} (${passes} passed)`);
-  fs.writeFileSync(artifact(`axe-${name}.json`), JSON.stringify(violations, null, 2));
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`), [], `axe on ${name}`);
-  log(`axe ${name}: ${passes} rules passed, ${violations.length} findings, none serious or critical`);
 }
 
 // The page's video element, with its metadata loaded.
@@ -113,11 +84,7 @@ before(async () => {
 
   const form = new FormData();
   form.append('file', new Blob([fs.readFileSync(file)], { type: 'video/webm' }), 'night-sky.webm');
-  const up = await fetch(`${server.base}/api/v1/files/upload`, { method: 'POST', body: form,
-    headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id) } });
-  const upBody = await up.json();
-  assert.equal(up.status, 200, JSON.stringify(upBody));
-  const fileId = upBody.data.file_id;
+  const fileId = (await api('POST', '/files/upload', form)).data.file_id;
 
   ids.text = (await api('POST', '/lessons/create', { section_id: s1, title: 'Welcome', type: 'text',
     body_md: '# Before you start\n\nFind a **dark place** and give your eyes twenty minutes.\n\n- A chair\n- A blanket' })).data.id;

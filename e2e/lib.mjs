@@ -14,6 +14,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 
 export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const BIN = process.env.LECTERN_BIN || path.join(E2E_DIR, '.bin', 'lectern');
@@ -767,18 +769,39 @@ export function serverForTests(name, opts = {}) {
 
 // lmsApi answers a caller of the server's LMS API (/api/v1) with the
 // domain's key: (method, path, body) -> JSON, failing on any status >= 300.
+// A FormData body goes as multipart (a file upload), anything else as JSON.
 export function lmsApi(server) {
   return async (method, path, body) => {
+    const headers = { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id) };
+    if (!(body instanceof FormData)) headers['Content-Type'] = 'application/json';
     const r = await fetch(`${server.base}/api/v1${path}`, {
       method,
-      headers: { Authorization: server.domain.api_key, 'x-domain-id': String(server.domain.domain_id), 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers,
+      body: body === undefined || body instanceof FormData ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
     const json = await r.json();
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
     return json;
   };
+}
+
+// axeCheck runs axe-core in the page (evaluated through the DevTools
+// protocol, so the page's CSP does not apply) and fails on any serious or
+// critical finding; the findings go to the artifact axe-<name>.json.
+let axeSource;
+export async function axeCheck(page, name) {
+  axeSource ??= fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const { violations, passes } = await page.evaluate(async () => {
+    const r = await window.axe.run(document);
+    return { violations: r.violations, passes: r.passes.length };
+  });
+  assert.ok(passes > 10, `axe ran its rules on ${name} (${passes} passed)`);
+  fs.writeFileSync(artifact(`axe-${name}.json`), JSON.stringify(violations, null, 2));
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`), [], `axe on ${name}`);
+  log(`axe ${name}: ${passes} rules passed, ${violations.length} findings, none serious or critical`);
 }
 
 // pdfText answers the text of a PDF file (pdftotext, UTF-8).

@@ -187,28 +187,11 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.message }
 
-// errorBody is the one error shape of /api/v1.
-type errorBody struct {
-	Message   string           `json:"message"`
-	Code      string           `json:"code"`
-	Fields    []lms.FieldError `json:"fields,omitempty"`
-	RequestID string           `json:"request_id"`
-}
-
-var codeStatus = map[lms.Code]int{
-	lms.CodeInvalid:      http.StatusBadRequest,
-	lms.CodeUnauthorized: http.StatusUnauthorized,
-	lms.CodeForbidden:    http.StatusForbidden,
-	lms.CodeNotFound:     http.StatusNotFound,
-	lms.CodeConflict:     http.StatusConflict,
-}
-
 // writeError is the one place errors become responses. Anything that is not
 // a client-facing error is logged with the request id and answered with a
 // bare 500.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	info := httpx.RequestInfo(r.Context())
-	body := errorBody{RequestID: info.RequestID}
+	var body httpx.ErrorBody
 	status := http.StatusInternalServerError
 	var ae *apiError
 	var le *lms.Error
@@ -222,12 +205,12 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status, body.Code = http.StatusUnsupportedMediaType, "unsupported_media_type"
 		body.Message = "send the body as application/json, application/x-www-form-urlencoded or multipart/form-data"
 	case errors.As(err, &le) && le.Code != lms.CodeInternal:
-		status, body.Code, body.Message, body.Fields = codeStatus[le.Code], string(le.Code), le.Message, le.Fields
+		status, body.Code, body.Message, body.Fields = httpx.CodeStatus(le.Code), string(le.Code), le.Message, le.Fields
 	default:
-		a.Logger.Error("internal error", "request_id", info.RequestID, "path", r.URL.Path, "err", err)
+		a.Logger.Error("internal error", "request_id", httpx.RequestInfo(r.Context()).RequestID, "path", r.URL.Path, "err", err)
 		body.Code, body.Message = "internal", "internal server error"
 	}
-	httpx.WriteJSON(w, status, body)
+	httpx.WriteError(w, r, status, body)
 }
 
 // ok writes {"message": message, "data": data}; data is left out when nil.

@@ -18,30 +18,17 @@ import (
 // maxProgressBody bounds a progress report (learn.MaxRanges ranges fit).
 const maxProgressBody = 64 << 10
 
-type jsonError struct {
-	Message   string           `json:"message"`
-	Code      string           `json:"code"`
-	Fields    []lms.FieldError `json:"fields,omitempty"`
-	RequestID string           `json:"request_id"`
-}
-
-// writeJSONError writes e with the request's id.
-func writeJSONError(w http.ResponseWriter, r *http.Request, status int, e jsonError) {
-	e.RequestID = httpx.RequestInfo(r.Context()).RequestID
-	httpx.WriteJSON(w, status, e)
-}
-
 // learnerJSON runs h for a signed-in learner whose request carries the
 // session's CSRF token; else 401 or 403 as JSON.
 func (p *Portal) learnerJSON(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		if _, ok := LearnerFrom(r.Context()); !ok {
-			writeJSONError(w, r, http.StatusUnauthorized, jsonError{Message: "sign in first", Code: string(lms.CodeUnauthorized)})
+			httpx.WriteError(w, r, http.StatusUnauthorized, httpx.ErrorBody{Message: "sign in first", Code: string(lms.CodeUnauthorized)})
 			return
 		}
 		if !p.checkCSRF(r) {
-			writeJSONError(w, r, http.StatusForbidden, jsonError{Message: "missing or wrong CSRF token (header X-CSRF-Token)", Code: string(lms.CodeForbidden)})
+			httpx.WriteError(w, r, http.StatusForbidden, httpx.ErrorBody{Message: "missing or wrong CSRF token (header X-CSRF-Token)", Code: string(lms.CodeForbidden)})
 			return
 		}
 		if p.Learn == nil {
@@ -59,17 +46,12 @@ func (p *Portal) jsonError(w http.ResponseWriter, r *http.Request, err error) {
 	var le *lms.Error
 	switch {
 	case errors.As(err, &locked):
-		writeJSONError(w, r, http.StatusForbidden, jsonError{Message: "the lesson is locked (" + locked.Reason + ")", Code: "locked"})
+		httpx.WriteError(w, r, http.StatusForbidden, httpx.ErrorBody{Message: "the lesson is locked (" + locked.Reason + ")", Code: "locked"})
 	case errors.As(err, &le) && le.Code != lms.CodeInternal:
-		status := map[lms.Code]int{lms.CodeInvalid: http.StatusBadRequest, lms.CodeUnauthorized: http.StatusUnauthorized,
-			lms.CodeForbidden: http.StatusForbidden, lms.CodeNotFound: http.StatusNotFound, lms.CodeConflict: http.StatusConflict}[le.Code]
-		if status == 0 {
-			status = http.StatusBadRequest
-		}
-		writeJSONError(w, r, status, jsonError{Message: le.Message, Code: string(le.Code), Fields: le.Fields})
+		httpx.WriteError(w, r, httpx.CodeStatus(le.Code), httpx.ErrorBody{Message: le.Message, Code: string(le.Code), Fields: le.Fields})
 	default:
 		p.logger().Error("portal json", "path", r.URL.Path, "err", err)
-		writeJSONError(w, r, http.StatusInternalServerError, jsonError{Message: "internal server error", Code: "internal"})
+		httpx.WriteError(w, r, http.StatusInternalServerError, httpx.ErrorBody{Message: "internal server error", Code: "internal"})
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,8 +20,9 @@ import (
 )
 
 // TestShutdownFinishesInFlight starts a request, begins shutdown while its
-// body is still arriving, and expects the request to complete and Serve to
-// return once it has.
+// handler is reading the body (the server reads past what was sent so
+// far), and expects the request to complete and Serve to return once it
+// has.
 func TestShutdownFinishesInFlight(t *testing.T) {
 	cfg := config.Default()
 	cfg.Addr = "127.0.0.1:0"
@@ -36,6 +39,14 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server's side of the connection tells when it reads for more
+	// than the test has sent: the headers are parsed, the handler runs and
+	// waits for the rest of the body.
+	sent := new(atomic.Int64)
+	waiting := make(chan struct{})
+	m.WrapListeners(func(ln net.Listener) net.Listener {
+		return &watchedListener{Listener: ln, sent: sent, waiting: waiting}
+	})
 	served := make(chan error, 1)
 	go func() { served <- m.Serve(ctx) }()
 
@@ -45,9 +56,15 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"username":"ann","email":"ann@example.com"}`
-	fmt.Fprintf(conn, "POST /api/v1/users/create HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\nx-domain-id: %d\r\n"+
+	start := fmt.Sprintf("POST /api/v1/users/create HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\nx-domain-id: %d\r\n"+
 		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", keys.LMS, d.ID, len(body), body[:10])
-	time.Sleep(50 * time.Millisecond) // let the server start reading the request
+	sent.Store(int64(len(start)))
+	io.WriteString(conn, start)
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never read the request")
+	}
 
 	cancel()
 	// Wait until the listener is closed: shutdown has begun.
@@ -84,6 +101,38 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after the in-flight request finished")
 	}
+}
+
+// watchedListener's connections close waiting when the server reads from
+// one after having read sent bytes.
+type watchedListener struct {
+	net.Listener
+	sent    *atomic.Int64
+	waiting chan struct{}
+	once    sync.Once
+}
+
+func (l *watchedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &watchedConn{Conn: c, l: l}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	l    *watchedListener
+	read int64
+}
+
+func (c *watchedConn) Read(p []byte) (int, error) {
+	if sent := c.l.sent.Load(); sent > 0 && c.read >= sent {
+		c.l.once.Do(func() { close(c.l.waiting) })
+	}
+	n, err := c.Conn.Read(p)
+	c.read += int64(n)
+	return n, err
 }
 
 func TestHealthAndReadiness(t *testing.T) {
