@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
@@ -25,7 +26,7 @@ func (a *API) getServers(ctx context.Context, c *call) (*result, error) {
 	for i, name := range regions {
 		rs[i] = obj{{"id", strconv.Itoa(i)}, {"name", name}}
 	}
-	return records("server", rs, "", ""), nil
+	return wire.Records("server", rs, "", ""), nil
 }
 
 // limit writes a plan limit: "unlimited" for 0.
@@ -43,7 +44,7 @@ func (a *API) getPlan(ctx context.Context, c *call) (*result, error) {
 	if p.Recording {
 		rec = "1"
 	}
-	return object("getplan",
+	return wire.Object("getplan",
 		kv{"plan", p.Name},
 		kv{"commission", p.Commission},
 		kv{"seat_attendees", limit(p.AttendeeSeats)},

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/blob"
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/payment"
@@ -113,7 +114,7 @@ func (a *API) Register(mux *http.ServeMux) {
 // that every answer, errors included, comes in the style of the key's
 // domain; without a valid key, in the server's style.
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
-	bodyErr := emptyJSONBody(r, a.MaxBody)
+	bodyErr := wire.EmptyJSONBody(r, a.MaxBody)
 	var p *httpx.Params
 	var err error
 	if bodyErr == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/schedule"
@@ -251,7 +252,7 @@ func (a *API) scheduleClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
+	return wire.Action("addclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
 }
 
 // updateclass: id plus any schedule parameter.
@@ -288,7 +289,7 @@ func (a *API) saveClass(ctx context.Context, c *call, idParam string) (*result, 
 	if err != nil {
 		return nil, err
 	}
-	return action("updateclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
+	return wire.Action("updateclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
 }
 
 // classRecord renders a class as getclass and listclass answer it: values
@@ -369,7 +370,7 @@ func (a *API) getClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return records("class", []obj{a.classRecord(c, cls, a.now())}, "", ""), nil
+	return wire.Records("class", []obj{a.classRecord(c, cls, a.now())}, "", ""), nil
 }
 
 // Paging of listclass.
@@ -414,7 +415,7 @@ func (a *API) listClass(ctx context.Context, c *call) (*result, error) {
 	for i, cls := range classes {
 		rs[i] = a.classRecord(c, cls, now)
 	}
-	return &result{kind: kindClassList, records: rs, total: total}, nil
+	return &result{Kind: wire.KindClassList, Records: rs, Total: total}, nil
 }
 
 // removeclass: cid. Deletes the class with its sittings, enrollments,
@@ -449,7 +450,7 @@ func (a *API) removeClass(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	a.deleteBlobs(keys)
-	return action("removeclass", kv{"class_id", writeID(id)}), nil
+	return wire.Action("removeclass", kv{"class_id", writeID(id)}), nil
 }
 
 // cancelclass: class_id, isCancel: 0 re-activates every sitting, 1
@@ -481,7 +482,7 @@ func (a *API) cancelClass(ctx context.Context, c *call) (*result, error) {
 	if err := a.Store.SetSittingsCancelled(ctx, c.Domain.ID, id, seq, mode != 0); err != nil {
 		return nil, err
 	}
-	return action("cancelclass", kv{"class_id", writeID(id)}, kv{"isCancel", strconv.Itoa(mode)}), nil
+	return wire.Action("cancelclass", kv{"class_id", writeID(id)}, kv{"isCancel", strconv.Itoa(mode)}), nil
 }
 
 // availableAttendees: class_id. remaning_attendees (spelled as clients
@@ -505,5 +506,5 @@ func (a *API) availableAttendees(ctx context.Context, c *call) (*result, error) 
 		}
 		remaining = strconv.FormatInt(max(int64(seats)-n, 0), 10)
 	}
-	return object("availableAttendees", kv{"class_id", strconv.FormatInt(id, 10)}, kv{"remaning_attendees", remaining}), nil
+	return wire.Object("availableAttendees", kv{"class_id", strconv.FormatInt(id, 10)}, kv{"remaning_attendees", remaining}), nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/money"
 	"github.com/lectern-lms/lectern/internal/pricing"
@@ -111,7 +112,7 @@ func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return action("updateprice", kv{"price_id", writeID(p.ID)}), nil
+		return wire.Action("updateprice", kv{"price_id", writeID(p.ID)}), nil
 	}
 	p := lms.PricingScheme{Kind: lms.KindClass, ItemID: classID}
 	if err := readScheme(c, &p, true); err != nil {
@@ -121,7 +122,7 @@ func (a *API) addSchemes(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addprice", kv{"price_id", writeID(p.ID)}), nil
+	return wire.Action("addprice", kv{"price_id", writeID(p.ID)}), nil
 }
 
 // listSchemes: class_id.
@@ -138,7 +139,7 @@ func (a *API) listSchemes(ctx context.Context, c *call) (*result, error) {
 	for i, p := range ps {
 		rs[i] = schemeRecord(p)
 	}
-	return records("price", rs, "Price", "No Price in this Class"), nil
+	return wire.Records("price", rs, "Price", "No Price in this Class"), nil
 }
 
 // ownedScheme loads a price of one of the domain's classes by the named
@@ -164,7 +165,7 @@ func (a *API) removePrice(ctx context.Context, c *call) (*result, error) {
 	if err := a.Store.DeletePricingScheme(ctx, c.Domain.ID, lms.KindClass, p.ItemID, p.ID); err != nil {
 		return nil, err
 	}
-	return action("removeprice", kv{"price_id", writeID(p.ID)}), nil
+	return wire.Action("removeprice", kv{"price_id", writeID(p.ID)}), nil
 }
 
 // classprice: class_id, price_id. One price of the class.
@@ -180,7 +181,7 @@ func (a *API) classPrice(ctx context.Context, c *call) (*result, error) {
 	if p.ItemID != classID {
 		return nil, fail("Invalid price_id: price %d is not a price of class %d", p.ID, classID)
 	}
-	return records("price", []obj{schemeRecord(p)}, "", ""), nil
+	return wire.Records("price", []obj{schemeRecord(p)}, "", ""), nil
 }
 
 // Class discounts
@@ -366,7 +367,7 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return action("updateDiscount", kv{"discount_id", writeID(d.ID)}), nil
+		return wire.Action("updateDiscount", kv{"discount_id", writeID(d.ID)}), nil
 	}
 	d := lms.Discount{Kind: lms.KindClass, ItemID: classID}
 	if err := readDiscount(c, &d, true); err != nil {
@@ -376,7 +377,7 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return action("addDiscount", kv{"discount_id", writeID(d.ID)}), nil
+	return wire.Action("addDiscount", kv{"discount_id", writeID(d.ID)}), nil
 }
 
 // listdiscount: class_id, optional search (discount codes containing it,
@@ -391,14 +392,14 @@ func (a *API) listDiscount(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	search := strings.ToLower(c.P.Get("search"))
-	res := records("discount", nil, "Discount", "No Discount in this Class")
-	res.xmlGroup, res.xmlGroupAttr = "classid", strconv.FormatInt(classID, 10)
+	res := wire.Records("discount", nil, "Discount", "No Discount in this Class")
+	res.XMLGroup, res.XMLGroupAttr = "classid", strconv.FormatInt(classID, 10)
 	for _, d := range ds {
 		if search != "" && !strings.Contains(strings.ToLower(d.Code), search) {
 			continue
 		}
-		res.records = append(res.records, discountRecord(d))
-		res.xmlRecords = append(res.xmlRecords, discountXML(d))
+		res.Records = append(res.Records, discountRecord(d))
+		res.XMLRecords = append(res.XMLRecords, discountXML(d))
 	}
 	return res, nil
 }
@@ -426,7 +427,7 @@ func (a *API) removeDiscount(ctx context.Context, c *call) (*result, error) {
 	if err := a.Store.DeleteDiscount(ctx, c.Domain.ID, lms.KindClass, d.ItemID, d.ID); err != nil {
 		return nil, err
 	}
-	return action("removediscount", kv{"discount_id", writeID(d.ID)}), nil
+	return wire.Action("removediscount", kv{"discount_id", writeID(d.ID)}), nil
 }
 
 // classdiscount: class_id, discount_id. One discount of the class.
@@ -442,8 +443,8 @@ func (a *API) classDiscount(ctx context.Context, c *call) (*result, error) {
 	if d.ItemID != classID {
 		return nil, fail("Invalid discount_id: discount %d is not a discount of class %d", d.ID, classID)
 	}
-	res := records("discount", []obj{discountRecord(d)}, "", "")
-	res.xmlRecords = []obj{discountXML(d)}
+	res := wire.Records("discount", []obj{discountRecord(d)}, "", "")
+	res.XMLRecords = []obj{discountXML(d)}
 	return res, nil
 }
 
@@ -498,7 +499,7 @@ func (a *API) applyCoupon(ctx context.Context, c *call) (*result, error) {
 	if d == nil {
 		return nil, fail("Coupon code takes nothing off price %d (it costs %s)", scheme.ID, money.Money(q.Base))
 	}
-	return object("applycoupon",
+	return wire.Object("applycoupon",
 		kv{"class_id", strconv.FormatInt(classID, 10)},
 		kv{"price_id", strconv.FormatInt(scheme.ID, 10)},
 		kv{"discount_id", strconv.FormatInt(d.ID, 10)},

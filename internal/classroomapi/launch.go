@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/signing"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -58,7 +59,7 @@ func (a *API) getClassLaunch(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	base := a.BaseURL()
-	return action("getclasslaunch",
+	return wire.Action("getclasslaunch",
 		kv{"class_id", strconv.FormatInt(cls.ID, 10)},
 		kv{"launchurl", signing.SignedLaunchURL(base, c.Domain.LaunchSecret, l)},
 		kv{"encryptedlaunchurl", signing.EncryptedLaunchURL(base, c.Domain.LaunchSecret, l)},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/money"
 	"github.com/lectern-lms/lectern/internal/payment"
@@ -91,11 +92,11 @@ func classPaymentResult(o store.Order) (*result, error) {
 	common := []kv{{"order_id", writeID(o.ID)}, {"amount", money.Money(o.Total).String()}, {"currency", o.Currency}}
 	switch o.Status {
 	case store.OrderPaid, store.OrderRefunded:
-		return action("apiclasspayment", append([]kv{{"charge_id", o.ChargeID}}, common...)...), nil
+		return wire.Action("apiclasspayment", append([]kv{{"charge_id", o.ChargeID}}, common...)...), nil
 	case store.OrderFailed:
 		return nil, fail("%s", o.FailureReason)
 	}
-	return action("apiclasspayment", append([]kv{{"payKey", o.CheckoutID}, {"checkout_url", o.CheckoutURL}}, common...)...), nil
+	return wire.Action("apiclasspayment", append([]kv{{"payKey", o.CheckoutID}, {"checkout_url", o.CheckoutURL}}, common...)...), nil
 }
 
 // idem is the request's idempotency key (header or parameter) and the
@@ -187,7 +188,7 @@ func (a *API) getPaymentInfo(ctx context.Context, c *call) (*result, error) {
 	if st.Gateway == store.GatewayStripe {
 		pk = st.StripePublishableKey
 	}
-	return object("getPaymentInfo", kv{"gateway", st.Gateway}, kv{"paypal_id", ""}, kv{"stripe_account", ""},
+	return wire.Object("getPaymentInfo", kv{"gateway", st.Gateway}, kv{"paypal_id", ""}, kv{"stripe_account", ""},
 		kv{"stripe_publishable_key", pk}, kv{"require_purchase", strconv.Itoa(lms.Flag(st.RequireGrant))}), nil
 }
 
@@ -213,7 +214,7 @@ func (a *API) listPurchases(ctx context.Context, c *call) (*result, error) {
 	for i, g := range gs {
 		rs[i] = grantRecord(g, now)
 	}
-	return records("purchase", rs, "Purchase", "No purchase found"), nil
+	return wire.Records("purchase", rs, "Purchase", "No purchase found"), nil
 }
 
 const grantTime = "2006-01-02 15:04:05"

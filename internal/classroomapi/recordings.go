@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/attendance"
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/signing"
 )
@@ -96,7 +97,7 @@ func (a *API) getClassRecording(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return records("recording", rs, "Recording", "No video recording available"), nil
+	return wire.Records("recording", rs, "Recording", "No video recording available"), nil
 }
 
 // ownedRecording loads a recording of the caller's domain by the named
@@ -126,7 +127,7 @@ func (a *API) getRecording(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return records("recording", rs, "", ""), nil
+	return wire.Records("recording", rs, "", ""), nil
 }
 
 // changestatusrecording: id. Toggles the status between 1 (published)
@@ -140,7 +141,7 @@ func (a *API) changeStatusRecording(ctx context.Context, c *call) (*result, erro
 	if err != nil {
 		return nil, err
 	}
-	return action("changestatusrecording", kv{"record_id", writeID(r.ID)}, kv{"recording_status", strconv.Itoa(status)}), nil
+	return wire.Action("changestatusrecording", kv{"record_id", writeID(r.ID)}, kv{"recording_status", strconv.Itoa(status)}), nil
 }
 
 // removeclassrecording: id. Deletes the row, then the file.
@@ -157,7 +158,7 @@ func (a *API) removeClassRecording(ctx context.Context, c *call) (*result, error
 		return nil, err
 	}
 	a.deleteBlobs(keys)
-	return action("removeclassrecording", kv{"record_id", writeID(r.ID)}), nil
+	return wire.Action("removeclassrecording", kv{"record_id", writeID(r.ID)}), nil
 }
 
 // deleteBlobs removes files whose rows are gone; a failure is logged.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/attendance"
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 )
 
 // getclassreport: classId, optional userId, optional isTeacher (1 only
@@ -55,5 +56,5 @@ func (a *API) getClassReport(ctx context.Context, c *call) (*result, error) {
 			{"session", sessions},
 		})
 	}
-	return records("report", rs, "Report", "No attendance report available"), nil
+	return wire.Records("report", rs, "Report", "No attendance report available"), nil
 }

@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,6 +71,60 @@ func BenchmarkListLiveClasses(b *testing.B) {
 					}
 				})
 			}
+		})
+	}
+}
+
+// Writes: one caller at a time, and 32 callers at once (SQLite groups
+// concurrent callers' transactions into one commit, groupcommit.go).
+func BenchmarkCreateUser(b *testing.B) {
+	benchWrites(b, func(ctx context.Context, st *store.Store, domainID int64, i int64) error {
+		name := fmt.Sprintf("u%d", i)
+		_, err := st.CreateUser(ctx, domainID, lms.User{Name: name, Username: name, Email: name + "@example.com"})
+		return err
+	})
+}
+
+func BenchmarkCreateLiveClass(b *testing.B) {
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	benchWrites(b, func(ctx context.Context, st *store.Store, domainID int64, i int64) error {
+		_, err := st.CreateLiveClass(ctx, domainID, lms.LiveClass{Title: fmt.Sprintf("Class %d", i), Date: "2030-01-02",
+			StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		return err
+	})
+}
+
+func benchWrites(b *testing.B, write func(ctx context.Context, st *store.Store, domainID int64, i int64) error) {
+	for _, be := range apitest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			ctx := context.Background()
+			st := apitest.OpenStore(b, be)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var n atomic.Int64
+			b.Run("serial", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := write(ctx, st, d.ID, n.Add(1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("concurrent-32", func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetParallelism(32 / runtime.GOMAXPROCS(0))
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := write(ctx, st, d.ID, n.Add(1)); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
 		})
 	}
 }

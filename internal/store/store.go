@@ -31,6 +31,9 @@ type Store struct {
 	wdb *sql.DB
 	// observe, when set, receives each statement's latency (observe.go).
 	observe func(op string, d time.Duration)
+	// writer groups concurrent write transactions into one commit on
+	// SQLite (groupcommit.go); nil on PostgreSQL.
+	writer *groupWriter
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
 	// Now is the clock (time.Now when nil): the same one the APIs use,
@@ -121,11 +124,16 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(8)
 	rdb.SetMaxIdleConns(8)
-	return &Store{rdb: rdb, wdb: wdb}, nil
+	s := &Store{rdb: rdb, wdb: wdb}
+	s.writer = newGroupWriter(s)
+	return s, nil
 }
 
 // Close closes every connection.
 func (s *Store) Close() error {
+	if s.writer != nil {
+		s.writer.close()
+	}
 	err := s.wdb.Close()
 	if s.rdb != s.wdb {
 		if e := s.rdb.Close(); err == nil {
@@ -160,6 +168,10 @@ type db struct {
 	pg  bool
 	obs func(op string, d time.Duration)
 	s   *Store // for its clock
+	// detached runs statements without their context's cancellation: set
+	// inside a group commit, where an interrupted statement would roll
+	// back the other callers' work (groupcommit.go).
+	detached bool
 }
 
 // now is the store's clock (see Store.now).
@@ -167,17 +179,25 @@ func (d db) now() time.Time { return d.s.now() }
 
 func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	defer d.timed("exec", time.Now())
-	return d.r.ExecContext(ctx, rebind(q, d.pg), args...)
+	return d.r.ExecContext(d.ctx(ctx), rebind(q, d.pg), args...)
 }
 
 func (d db) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	defer d.timed("query", time.Now())
-	return d.r.QueryContext(ctx, rebind(q, d.pg), args...)
+	return d.r.QueryContext(d.ctx(ctx), rebind(q, d.pg), args...)
 }
 
 func (d db) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	defer d.timed("query_row", time.Now())
-	return d.r.QueryRowContext(ctx, rebind(q, d.pg), args...)
+	return d.r.QueryRowContext(d.ctx(ctx), rebind(q, d.pg), args...)
+}
+
+// ctx is the context statements run with (see detached).
+func (d db) ctx(ctx context.Context) context.Context {
+	if d.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // insert runs an INSERT ... RETURNING id and returns the new id.
@@ -207,8 +227,14 @@ func (d db) exists(ctx context.Context, q string, args ...any) (bool, error) {
 // read returns a handle for reads outside a transaction.
 func (s *Store) read() db { return db{r: s.rdb, pg: s.pg, obs: s.observe, s: s} }
 
-// tx runs fn in a write transaction, committing if fn returns nil.
+// tx runs fn in a write transaction, committing if fn returns nil. On
+// SQLite, fn may share the transaction and its commit with other callers'
+// functions, each in a savepoint of its own (groupcommit.go); it returns
+// once the commit is durable.
 func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
+	if s.writer != nil {
+		return s.writer.run(ctx, fn)
+	}
 	t, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -1,4 +1,4 @@
-package classroomapi
+package wire
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // value through json.Marshal, objects in order.
 func refJSON(t testing.TB, v any) []byte {
 	switch v := v.(type) {
-	case obj:
+	case Obj:
 		var b bytes.Buffer
 		b.WriteByte('{')
 		for i, f := range v {
@@ -25,7 +25,7 @@ func refJSON(t testing.TB, v any) []byte {
 		}
 		b.WriteByte('}')
 		return b.Bytes()
-	case []obj:
+	case []Obj:
 		if v == nil {
 			return []byte("null")
 		}
@@ -63,13 +63,13 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	type named string
 	var values []any
 	for _, s := range jsonStrings() {
-		values = append(values, s, obj{{s, s}})
+		values = append(values, s, Obj{{s, s}})
 	}
-	values = append(values, 0, -7, int64(1)<<62, writeID(42), true, false, nil, 1.5, named("x<y"),
-		map[string]int{"b": 2, "a": 1}, []string{"a", "<"}, obj{}, []obj{}, []obj(nil),
-		obj{{"total", int64(3)}, {"classes", []obj{{{"id", "1"}, {"n", 2}}, {{"nested", obj{{"deep", []obj{{{"x", nil}}}}}}}}}})
+	values = append(values, 0, -7, int64(1)<<62, WriteID(42), true, false, nil, 1.5, named("x<y"),
+		map[string]int{"b": 2, "a": 1}, []string{"a", "<"}, Obj{}, []Obj{}, []Obj(nil),
+		Obj{{"total", int64(3)}, {"classes", []Obj{{{"id", "1"}, {"n", 2}}, {{"nested", Obj{{"deep", []Obj{{{"x", nil}}}}}}}}}})
 	for i, v := range values {
-		got, err := appendJSON(nil, v)
+		got, err := AppendJSON(nil, v)
 		if err != nil {
 			t.Fatalf("%d: %v", i, err)
 		}
@@ -94,19 +94,19 @@ func FuzzAppendJSONString(f *testing.F) {
 // A listclass answer of 10 classes (the default page), as the handler
 // builds it.
 func BenchmarkAppendJSONClassPage(b *testing.B) {
-	rec := obj{}
+	rec := Obj{}
 	for i := 0; i < 40; i++ {
-		rec = append(rec, kv{"field" + strconv.Itoa(i), "value <" + strconv.Itoa(i) + ">"})
+		rec = append(rec, KV{"field" + strconv.Itoa(i), "value <" + strconv.Itoa(i) + ">"})
 	}
-	rec = append(rec, kv{"class_starts_in", int64(3600)})
-	page := make([]obj, 10)
+	rec = append(rec, KV{"class_starts_in", int64(3600)})
+	page := make([]Obj, 10)
 	for i := range page {
 		page[i] = rec
 	}
-	body := obj{{"total", int64(100000)}, {"classes", page}}
+	body := Obj{{"total", int64(100000)}, {"classes", page}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := appendJSON(make([]byte, 0, 1024), body); err != nil {
+		if _, err := AppendJSON(make([]byte, 0, 1024), body); err != nil {
 			b.Fatal(err)
 		}
 	}

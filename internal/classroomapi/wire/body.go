@@ -1,4 +1,4 @@
-package classroomapi
+package wire
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// emptyJSONBody applies the classroom API's rule for JSON bodies before
+// EmptyJSONBody applies the classroom API's rule for JSON bodies before
 // the parameters are read. An empty JSON array or object ([] or {}, any
 // spacing) counts as no body: Laravel's HTTP client sends every call as
 // POST /v2/<op>?apikey=...&... with Content-Type: application/json and the
@@ -19,8 +19,8 @@ import (
 // with an error naming what was found. A JSON object is left for
 // httpx.ReadParams (its fields are parameters). Only bodies labelled JSON
 // are looked at; the body is put back for the reader.
-func emptyJSONBody(r *http.Request, maxBody int64) error {
-	if r.Body == nil || r.Body == http.NoBody || !isJSONType(r.Header.Get("Content-Type")) {
+func EmptyJSONBody(r *http.Request, maxBody int64) error {
+	if r.Body == nil || r.Body == http.NoBody || !IsJSONType(r.Header.Get("Content-Type")) {
 		return nil
 	}
 	head, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -50,8 +50,8 @@ func emptyJSONBody(r *http.Request, maxBody int64) error {
 	return nil
 }
 
-// isJSONType reports whether a Content-Type names JSON.
-func isJSONType(ctype string) bool {
+// IsJSONType reports whether a Content-Type names JSON.
+func IsJSONType(ctype string) bool {
 	mt, _, _ := mime.ParseMediaType(ctype)
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }

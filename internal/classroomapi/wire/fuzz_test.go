@@ -1,4 +1,4 @@
-package classroomapi
+package wire
 
 import (
 	"bytes"
@@ -58,23 +58,23 @@ func FuzzXMLBody(f *testing.F) {
 		f.Add(c.method, c.key, c.value, int64(2147483648))
 	}
 	f.Fuzz(func(t *testing.T, method, key, value string, n int64) {
-		row := obj{{key, value}, {"n", n}, {"id", writeID(n)}}
-		answers := []*result{
-			action(method, kv{key, value}, kv{"class_id", writeID(n)}),
-			object(method, kv{key, value}),
-			records("class", []obj{row, row}, "", ""),
-			records("price", nil, "Price", value),
-			{kind: kindClassList, records: []obj{row}, total: n},
-			{kind: kindRecords, recordName: "discount", records: []obj{row}, xmlRecords: []obj{row}, xmlGroup: "discounts", xmlGroupAttr: value},
+		row := Obj{{key, value}, {"n", n}, {"id", WriteID(n)}}
+		answers := []*Result{
+			Action(method, KV{key, value}, KV{"class_id", WriteID(n)}),
+			Object(method, KV{key, value}),
+			Records("class", []Obj{row, row}, "", ""),
+			Records("price", nil, "Price", value),
+			{Kind: KindClassList, Records: []Obj{row}, Total: n},
+			{Kind: KindRecords, RecordName: "discount", Records: []Obj{row}, XMLRecords: []Obj{row}, XMLGroup: "discounts", XMLGroupAttr: value},
 		}
 		for i, res := range answers {
-			doc := xmlBody(res)
+			doc := XMLBody(res)
 			root := parseXML(t, doc)
 			if !containsText(root, xmlText(value)) {
 				t.Fatalf("answer %d: %q does not hold the value %q", i, doc, value)
 			}
 			for _, style := range []string{StyleSeed, StyleCompat} {
-				j, err := json.Marshal(jsonBody(res, style))
+				j, err := json.Marshal(JSONBody(res, style))
 				if err != nil || !json.Valid(j) {
 					t.Fatalf("answer %d in style %s: %v %q", i, style, err, j)
 				}
@@ -83,7 +83,7 @@ func FuzzXMLBody(f *testing.F) {
 				}
 			}
 		}
-		root := parseXML(t, xmlError(value, "errors"))
+		root := parseXML(t, XMLError(value, "errors"))
 		if root.XMLName.Local != "rsp" || len(root.Children) != 1 || root.Children[0].Text != xmlText(value) {
 			t.Fatalf("an error answer reads back as %+v, want the message %q", root, value)
 		}
@@ -189,9 +189,9 @@ func FuzzEmptyJSONBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ctype string, body []byte) {
 		r := httptest.NewRequest("POST", "/v2/schedule", bytes.NewReader(body))
 		r.Header.Set("Content-Type", ctype)
-		err := emptyJSONBody(r, maxBody)
+		err := EmptyJSONBody(r, maxBody)
 		trimmed := bytes.TrimSpace(body)
-		isJSON := isJSONType(ctype)
+		isJSON := IsJSONType(ctype)
 		if err != nil {
 			if !isJSON || len(trimmed) == 0 || trimmed[0] == '{' || len(body) > maxBody {
 				t.Fatalf("refused %q (%s): %v", body, ctype, err)

@@ -1,0 +1,396 @@
+// Package wire holds the classroom API's wire shapes: the answers, as
+// JSON in either style or as XML, and the rule for JSON request bodies.
+// It imports only the standard library, so its fuzz tests build in
+// seconds (the classroom API's own test binary links the live classroom's
+// WebRTC stack).
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Obj is a JSON object whose keys keep their order, as the hosted service
+// writes them. Values are strings, numbers, Obj or []Obj.
+type Obj []KV
+
+// KV is one key of an Obj and its value. It is an unnamed struct type so
+// that the API's code may write KV{"class_id", id} (go vet asks for keyed
+// fields in literals of another package's struct types).
+type KV = struct {
+	Key   string
+	Value any
+}
+
+// MarshalJSON writes the keys in order.
+func (o Obj) MarshalJSON() ([]byte, error) {
+	return AppendJSON(nil, o)
+}
+
+// AppendJSON appends v as encoding/json writes it (HTML-escaped strings,
+// compact), without reflection for what answers hold: obj, []obj,
+// strings and integers; anything else goes through json.Marshal. A list
+// answer is mostly strings, and json.Marshal re-read every nested obj it
+// was handed (issue 13: a third of listclass's CPU).
+func AppendJSON(b []byte, v any) ([]byte, error) {
+	var err error
+	switch v := v.(type) {
+	case Obj:
+		b = append(b, '{')
+		for i, f := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, f.Key)
+			b = append(b, ':')
+			if b, err = AppendJSON(b, f.Value); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []Obj:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, o := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = AppendJSON(b, o); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendJSONString(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case WriteID:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as json.Marshal
+// does: <, > and & as \u003c, \u003e, \u0026, U+2028 and U+2029 escaped,
+// invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Styles of JSON answer.
+const (
+	// StyleSeed is the specification's style: results wrapped in a
+	// one-element array, errors [{"status":"error","error":"..."}], ids as
+	// strings, labelled application/json.
+	StyleSeed = "seed"
+	// StyleCompat is what live clients read, and the server's default:
+	// bare objects with "status":"ok", errors
+	// {"status":"error","error":"..."}, ids that write operations return
+	// as numbers, labelled text/html like the hosted service's answers
+	// unless the request's Accept header names JSON.
+	StyleCompat = "compat"
+)
+
+// WriteID is an id that a write operation returns (schedule's class_id,
+// addSchemes' price_id, ...): a number in the compat style, as the hosted
+// service sends it, a string in the seed style. Ids inside records stay
+// strings in both styles.
+type WriteID int64
+
+// Kind says how a result is laid out.
+type Kind int
+
+const (
+	// KindAction is the outcome of an operation: status, method and an id
+	// (schedule, removeclass, addSchemes, getclasslaunch, ...).
+	KindAction Kind = iota
+	// KindRecords is a list of records (getclass, listSchemes, ...).
+	KindRecords
+	// KindObject is one informational object (getplan, applycoupon, ...).
+	KindObject
+	// KindClassList is listclass: {"total": N, "classes": [...]}.
+	KindClassList
+)
+
+// Result is what an operation returns; the writer turns it into JSON of
+// either style or XML.
+type Result struct {
+	Kind   Kind
+	Method string
+	// Fields of an action or object, in order (without status).
+	Fields Obj
+	// Records of a list, and the XML element name of one record.
+	Records    []Obj
+	RecordName string
+	// XMLRecords, when set, are the records as XML names them (listdiscount
+	// renames its fields).
+	XMLRecords []Obj
+	// XMLGroup, when set, wraps the records in one element of that name
+	// with XMLGroupAttr as its id attribute (listdiscount's classid).
+	XMLGroup, XMLGroupAttr string
+	// EmptyKey and EmptyMessage answer an empty list: {"Price": "No Price
+	// in this Class"}.
+	EmptyKey, EmptyMessage string
+	Total                  int64
+}
+
+// Action builds an action result.
+func Action(method string, fields ...KV) *Result {
+	return &Result{Kind: KindAction, Method: method, Fields: Obj(fields)}
+}
+
+// Records builds a list result.
+func Records(recordName string, rs []Obj, emptyKey, emptyMessage string) *Result {
+	return &Result{Kind: KindRecords, RecordName: recordName, Records: rs, EmptyKey: emptyKey, EmptyMessage: emptyMessage}
+}
+
+// Object builds an informational result.
+func Object(method string, fields ...KV) *Result {
+	return &Result{Kind: KindObject, Method: method, Fields: Obj(fields)}
+}
+
+// seedUpperStatus lists the methods whose answers the specification writes
+// with "Status":"OK" rather than "status":"ok".
+var seedUpperStatus = map[string]bool{
+	"addclass": true, "updateclass": true, "addprice": true, "updateprice": true,
+	"addDiscount": true, "updateDiscount": true,
+}
+
+// seedKeys renames id keys in the specification's style; the compat style
+// sends both names.
+var seedKeys = map[string]string{"price_id": "Price id", "discount_id": "Discount id"}
+
+// seedIDKeyMethods are the methods whose id keys the specification renames.
+var seedIDKeyMethods = map[string]bool{"addprice": true, "updateprice": true, "addDiscount": true, "updateDiscount": true}
+
+// JSONBody renders res in style.
+func JSONBody(res *Result, style string) any {
+	switch res.Kind {
+	case KindClassList:
+		return Obj{{"total", res.Total}, {"classes", nonNil(res.Records)}}
+	case KindRecords:
+		if len(res.Records) == 0 && res.EmptyKey != "" {
+			return Obj{{res.EmptyKey, res.EmptyMessage}}
+		}
+		return nonNil(res.Records)
+	}
+	o := make(Obj, 0, len(res.Fields)+2)
+	if style == StyleSeed && seedUpperStatus[res.Method] {
+		o = append(o, KV{"Status", "OK"})
+	} else {
+		o = append(o, KV{"status", "ok"})
+	}
+	if res.Method != "" {
+		o = append(o, KV{"method", res.Method})
+	}
+	for _, f := range res.Fields {
+		if id, ok := f.Value.(WriteID); ok {
+			if style == StyleSeed {
+				f.Value = strconv.FormatInt(int64(id), 10)
+			} else {
+				f.Value = int64(id)
+			}
+		}
+		if alias, ok := seedKeys[f.Key]; ok && seedIDKeyMethods[res.Method] {
+			if style == StyleSeed {
+				o = append(o, KV{alias, f.Value})
+				continue
+			}
+			o = append(o, f, KV{alias, f.Value})
+			continue
+		}
+		o = append(o, f)
+	}
+	if style == StyleSeed {
+		return []Obj{o}
+	}
+	return o
+}
+
+func nonNil(rs []Obj) []Obj {
+	if rs == nil {
+		return []Obj{}
+	}
+	return rs
+}
+
+// JSONError renders an API error in style.
+func JSONError(msg, style string) any {
+	o := Obj{{"status", "error"}, {"error", msg}}
+	if style == StyleSeed {
+		return []Obj{o}
+	}
+	return o
+}
+
+// XMLBody renders res as XML: actions and objects as <rsp status="ok">,
+// lists under an <xml> root.
+func XMLBody(res *Result) []byte {
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	switch res.Kind {
+	case KindAction, KindObject:
+		b.WriteString(`<rsp status="ok">`)
+		if res.Method != "" {
+			writeElem(&b, "method", res.Method)
+		}
+		for _, f := range res.Fields {
+			writeElem(&b, f.Key, f.Value)
+		}
+		b.WriteString("</rsp>")
+	case KindClassList:
+		b.WriteString("<xml>")
+		writeElem(&b, "total", res.Total)
+		b.WriteString("<classes>")
+		for _, r := range res.Records {
+			writeElem(&b, "class", r)
+		}
+		b.WriteString("</classes></xml>")
+	case KindRecords:
+		b.WriteString("<xml>")
+		if len(res.Records) == 0 && res.EmptyKey != "" {
+			writeElem(&b, res.EmptyKey, res.EmptyMessage)
+		}
+		if res.XMLGroup != "" {
+			b.WriteString("<" + res.XMLGroup + ` id="`)
+			xml.EscapeText(&b, []byte(res.XMLGroupAttr))
+			b.WriteString(`">`)
+		}
+		rs := res.Records
+		if res.XMLRecords != nil {
+			rs = res.XMLRecords
+		}
+		for _, r := range rs {
+			writeElem(&b, res.RecordName, r)
+		}
+		if res.XMLGroup != "" {
+			b.WriteString("</" + res.XMLGroup + ">")
+		}
+		b.WriteString("</xml>")
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// XMLError renders an API error. The specification puts the text in
+// <message> for schedule and payment and in <errors> for the rest.
+func XMLError(msg, element string) []byte {
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	b.WriteString(`<rsp status="error">`)
+	writeElem(&b, element, msg)
+	b.WriteString("</rsp>\n")
+	return b.Bytes()
+}
+
+// writeElem writes <name>value</name>, escaping text and making name a
+// valid element name (spaces and other characters become _).
+func writeElem(b *bytes.Buffer, name string, v any) {
+	name = xmlName(name)
+	switch v := v.(type) {
+	case Obj:
+		b.WriteString("<" + name + ">")
+		for _, f := range v {
+			writeElem(b, f.Key, f.Value)
+		}
+		b.WriteString("</" + name + ">")
+	case []Obj:
+		for _, o := range v {
+			writeElem(b, name, o)
+		}
+	default:
+		b.WriteString("<" + name + ">")
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		default:
+			j, _ := json.Marshal(x)
+			s = strings.Trim(string(j), `"`)
+		}
+		xml.EscapeText(b, []byte(s))
+		b.WriteString("</" + name + ">")
+	}
+}
+
+func xmlName(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '.'):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "item"
+	}
+	return b.String()
+}

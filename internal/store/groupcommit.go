@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Group commit on SQLite.
+//
+// SQLite has one writer, so write transactions queue for the single
+// writer connection, and each pays a commit: the WAL frames of every page
+// it changed are written (one pwrite each), the title index flushes its
+// pending terms, and now and then a checkpoint runs. Under concurrent
+// writes most of a transaction's time is that commit.
+//
+// The group writer runs the queued transaction functions back to back
+// inside one SQLite transaction and commits once. Each function runs
+// inside its own savepoint: a function that fails (an error, or a panic)
+// rolls back to it, so only its own work is undone, and its caller gets
+// its error at once; the others go on. The callers whose functions
+// succeeded are answered after the shared COMMIT returned, so an
+// acknowledged write is as durable as before (WAL, synchronous=NORMAL:
+// it survives the process being killed). If the shared transaction itself
+// fails (the COMMIT, or an error that made SQLite roll the whole
+// transaction back, such as a full disk), every function of the group that
+// had succeeded gets that error: nothing of them was written.
+//
+// A function sees its own writes and those of the functions before it in
+// the group (one connection, one transaction); a function that failed left
+// nothing behind. The row counters (triggers) and webhook outbox rows are
+// written by the function's own statements, so they are kept or undone
+// with its savepoint.
+//
+// Cancellation: a caller whose context ends while its function is still
+// queued leaves, and the function is not run. Once a function has
+// started it runs to the end with its context's values but without its
+// cancellation (db.detached): the SQLite driver interrupts the
+// connection when a statement's context ends, and an interrupted write
+// rolls back the whole transaction, which is shared. Its caller then waits
+// for the commit and gets the true result.
+//
+// No waiting is added: the writer takes what is queued when it starts a
+// transaction and whatever arrives while it runs, up to maxGroup
+// functions, then commits. A lone request is a group of one.
+
+// maxGroup bounds the functions of one commit, so that a steady stream of
+// writes still commits (and answers) regularly.
+const maxGroup = 64
+
+var errStoreClosed = errors.New("store: closed")
+
+// writeCall is one queued transaction function.
+type writeCall struct {
+	ctx   context.Context
+	fn    func(d db) error
+	state atomic.Int32 // callQueued, callRunning, callAbandoned
+	err   error
+	panic any // a panic of fn, raised again in the caller
+	done  chan struct{}
+}
+
+const (
+	callQueued int32 = iota
+	callRunning
+	callAbandoned
+)
+
+// groupWriter owns the SQLite writer pool's transactions.
+type groupWriter struct {
+	s     *Store
+	queue chan *writeCall
+	stop  chan struct{} // closed by Close
+	done  chan struct{} // closed when the writer goroutine has returned
+	once  sync.Once
+}
+
+func newGroupWriter(s *Store) *groupWriter {
+	g := &groupWriter{s: s, queue: make(chan *writeCall, maxGroup), stop: make(chan struct{}), done: make(chan struct{})}
+	go g.loop()
+	return g
+}
+
+// close stops the writer after the group it is running; functions still
+// queued get errStoreClosed.
+func (g *groupWriter) close() {
+	g.once.Do(func() { close(g.stop) })
+	<-g.done
+}
+
+// run queues fn and waits for its outcome: its own error, the commit's, or
+// nil once the transaction that holds its work has committed.
+func (g *groupWriter) run(ctx context.Context, fn func(d db) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := &writeCall{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case g.queue <- c:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.stop:
+		return errStoreClosed
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		if c.state.CompareAndSwap(callQueued, callAbandoned) {
+			return ctx.Err()
+		}
+		<-c.done // it has started: wait for the true result
+	case <-g.done:
+		// The writer stopped; it answers every call it took.
+		if c.state.CompareAndSwap(callQueued, callAbandoned) {
+			return errStoreClosed
+		}
+		<-c.done
+	}
+	if c.panic != nil {
+		panic(c.panic)
+	}
+	return c.err
+}
+
+func (g *groupWriter) loop() {
+	defer close(g.done)
+	for {
+		select {
+		case c := <-g.queue:
+			g.group(c)
+		case <-g.stop:
+			for {
+				select {
+				case c := <-g.queue:
+					if c.state.CompareAndSwap(callQueued, callRunning) {
+						c.err = errStoreClosed
+						close(c.done)
+					}
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// group runs first and whatever else is queued in one transaction.
+func (g *groupWriter) group(first *writeCall) {
+	if !first.state.CompareAndSwap(callQueued, callRunning) {
+		return // its caller left
+	}
+	bg := context.Background()
+	t, err := g.s.wdb.BeginTx(bg, nil)
+	if err != nil {
+		first.err = fmt.Errorf("begin: %w", err)
+		close(first.done)
+		return
+	}
+	d := db{r: t, pg: false, obs: g.s.observe, s: g.s, detached: true}
+	var ok []*writeCall // succeeded, to answer after the commit
+	var lost error      // set when the shared transaction is gone
+	c := first
+	for n := 0; ; n++ {
+		if err := g.call(bg, t, d, c); err != nil {
+			lost = err
+			ok = append(ok, c) // answered with lost below
+			break
+		}
+		if c.err == nil && c.panic == nil {
+			ok = append(ok, c)
+		} else {
+			close(c.done)
+		}
+		if n+1 >= maxGroup {
+			break
+		}
+		c = g.next()
+		if c == nil {
+			break
+		}
+	}
+	if lost == nil {
+		if err := t.Commit(); err != nil {
+			lost = mapErr(fmt.Errorf("commit: %w", err))
+		}
+	} else {
+		t.Rollback()
+	}
+	for _, c := range ok {
+		if lost != nil && c.err == nil && c.panic == nil {
+			c.err = lost
+		}
+		close(c.done)
+	}
+}
+
+// next returns a queued call that is still wanted, or nil when none is
+// queued.
+func (g *groupWriter) next() *writeCall {
+	for {
+		select {
+		case c := <-g.queue:
+			if c.state.CompareAndSwap(callQueued, callRunning) {
+				return c
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// call runs c.fn inside a savepoint, leaving its outcome in c. It returns
+// an error only when the shared transaction can no longer be used.
+func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) error {
+	if _, err := t.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	c.err, c.panic = runCall(d, c.fn)
+	if c.err == nil && c.panic == nil {
+		if _, err := t.ExecContext(ctx, "RELEASE w"); err != nil {
+			return fmt.Errorf("release savepoint: %w", err)
+		}
+		return nil
+	}
+	// ROLLBACK TO fails when SQLite already rolled the whole transaction
+	// back (an I/O error, a full disk): the group is lost.
+	if _, err := t.ExecContext(ctx, "ROLLBACK TO w"); err != nil {
+		return fmt.Errorf("rollback to savepoint after %v: %w", c.err, err)
+	}
+	if _, err := t.ExecContext(ctx, "RELEASE w"); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
+
+// runCall runs fn, turning a panic into a value to raise in the caller.
+func runCall(d db, fn func(d db) error) (err error, p any) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = r
+		}
+	}()
+	return fn(d), nil
+}

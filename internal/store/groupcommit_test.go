@@ -1,0 +1,360 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Group commit is SQLite's (PostgreSQL runs each transaction on its own
+// connection), so these tests open SQLite stores.
+
+func openGroupStore(t *testing.T) (*Store, int64) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, d.ID
+}
+
+// holdWriter starts a transaction function that blocks the group writer
+// until release is called, so the functions queued meanwhile run in the
+// same group as it. It returns the held call's outcome channel.
+func holdWriter(t *testing.T, st *Store, domainID int64) (release func(), result <-chan error) {
+	t.Helper()
+	started, proceed := make(chan struct{}), make(chan struct{})
+	out := make(chan error, 1)
+	go func() {
+		out <- st.tx(context.Background(), func(d db) error {
+			close(started)
+			<-proceed
+			return insertUser(context.Background(), d, domainID, "held")
+		})
+	}()
+	<-started
+	return func() { close(proceed) }, out
+}
+
+// waitQueued waits until n calls are queued behind the held one.
+func waitQueued(t *testing.T, st *Store, n int) {
+	t.Helper()
+	for range 5000 {
+		if len(st.writer.queue) >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("%d calls queued, want %d", len(st.writer.queue), n)
+}
+
+func insertUser(ctx context.Context, d db, domainID int64, name string) error {
+	_, err := d.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		domainID, name, name, name+"@example.com", name+"@example.com", formatTime(time.Now()))
+	if isUnique(err) {
+		return fmt.Errorf("duplicate %s: %w", name, err)
+	}
+	return err
+}
+
+func userNames(t *testing.T, st *Store, domainID int64) map[string]bool {
+	t.Helper()
+	rows, err := st.read().query(context.Background(), "SELECT name FROM users WHERE domain_id = ?", domainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	names := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names[n] = true
+	}
+	return names
+}
+
+// checkUserCount checks that the users counter (migration 0033's
+// triggers) equals the rows.
+func checkUserCount(t *testing.T, st *Store, domainID int64, want int) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := rowCount(ctx, st.read(), domainID, countUsers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.read().count(ctx, "SELECT COUNT(*) FROM users WHERE domain_id = ?", domainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != rows || n != int64(want) {
+		t.Errorf("users counter %d, rows %d, want %d", n, rows, want)
+	}
+}
+
+// A function that fails inside a group undoes only its own writes (and
+// the counter its trigger changed); the others of the group commit, and
+// each caller gets its own outcome.
+func TestGroupCommitFailureUndoesOnlyItsOwnWork(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	boom := errors.New("boom")
+	type outcome struct {
+		name string
+		err  error
+	}
+	fns := []struct {
+		name string
+		fn   func(d db) error
+		want error
+	}{
+		{"ok1", func(d db) error { return insertUser(ctx, d, dom, "ok1") }, nil},
+		{"fails after writing", func(d db) error {
+			if err := insertUser(ctx, d, dom, "undone"); err != nil {
+				return err
+			}
+			return boom
+		}, boom},
+		{"ok2", func(d db) error { return insertUser(ctx, d, dom, "ok2") }, nil},
+		// a unique violation inside the group, against a row of an
+		// earlier function of the same group
+		{"duplicate", func(d db) error { return insertUser(ctx, d, dom, "ok1") }, errUnique},
+	}
+	out := make(chan outcome, len(fns))
+	for i, f := range fns {
+		go func() { out <- outcome{f.name, st.tx(ctx, f.fn)} }()
+		waitQueued(t, st, i+1) // queue them in order
+	}
+	release()
+	if err := <-held; err != nil {
+		t.Fatalf("held call: %v", err)
+	}
+	got := map[string]error{}
+	for range fns {
+		o := <-out
+		got[o.name] = o.err
+	}
+	for _, f := range fns {
+		if err := got[f.name]; (f.want == nil) != (err == nil) || (f.want != nil && !errors.Is(err, f.want)) {
+			t.Errorf("%s: error %v, want %v", f.name, err, f.want)
+		}
+	}
+	names := userNames(t, st, dom)
+	for _, n := range []string{"held", "ok1", "ok2"} {
+		if !names[n] {
+			t.Errorf("user %s missing after the group's commit", n)
+		}
+	}
+	if names["undone"] {
+		t.Error("the failed function's user was committed")
+	}
+	checkUserCount(t, st, dom, 3)
+}
+
+// A function sees its own writes, and those of the functions before it
+// in its group.
+func TestGroupCommitReadsYourWrites(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	var seen int64
+	errc := make(chan error, 1)
+	go func() {
+		errc <- st.tx(ctx, func(d db) error {
+			if err := insertUser(ctx, d, dom, "mine"); err != nil {
+				return err
+			}
+			var err error
+			seen, err = d.count(ctx, "SELECT COUNT(*) FROM users WHERE domain_id = ? AND name IN ('held', 'mine')", dom)
+			return err
+		})
+	}()
+	waitQueued(t, st, 1)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if seen != 2 {
+		t.Errorf("the function saw %d of its own and the earlier function's users, want 2", seen)
+	}
+}
+
+// A panic in a function is raised again in its caller, after its writes
+// were rolled back; the group's other functions commit.
+func TestGroupCommitPanicStaysWithItsCaller(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	recovered := make(chan any, 1)
+	go func() {
+		defer func() { recovered <- recover() }()
+		st.tx(ctx, func(d db) error {
+			if err := insertUser(ctx, d, dom, "panicked"); err != nil {
+				return err
+			}
+			panic("bad function")
+		})
+	}()
+	waitQueued(t, st, 1)
+	okc := make(chan error, 1)
+	go func() { okc <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "after") }) }()
+	waitQueued(t, st, 2)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if p := <-recovered; p != "bad function" {
+		t.Errorf("caller recovered %v, want the function's panic", p)
+	}
+	if err := <-okc; err != nil {
+		t.Fatal(err)
+	}
+	names := userNames(t, st, dom)
+	if names["panicked"] || !names["after"] || !names["held"] {
+		t.Errorf("users after the group: %v, want held and after", names)
+	}
+	checkUserCount(t, st, dom, 2)
+}
+
+// A caller whose context ends while its function is queued gets the
+// context's error and its function never runs; a function that has
+// started runs to the end and commits even if its caller's context ends
+// meanwhile (an interrupted statement would roll back the whole group).
+func TestGroupCommitCancellation(t *testing.T) {
+	st, dom := openGroupStore(t)
+	release, held := holdWriter(t, st, dom)
+	queuedCtx, cancelQueued := context.WithCancel(context.Background())
+	ran := make(chan struct{}, 1)
+	queuedErr := make(chan error, 1)
+	go func() {
+		queuedErr <- st.tx(queuedCtx, func(d db) error {
+			ran <- struct{}{}
+			return insertUser(queuedCtx, d, dom, "cancelled")
+		})
+	}()
+	waitQueued(t, st, 1)
+	cancelQueued()
+	if err := <-queuedErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("queued call cancelled: error %v, want context.Canceled", err)
+	}
+
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	inside := make(chan struct{})
+	cont := make(chan struct{})
+	runErr := make(chan error, 1)
+	go func() {
+		runErr <- st.tx(runCtx, func(d db) error {
+			close(inside)
+			<-cont
+			// its context is cancelled by now: the statement still runs
+			return insertUser(runCtx, d, dom, "started")
+		})
+	}()
+	waitQueued(t, st, 2) // behind the abandoned call, still in the queue
+	release()
+	<-inside
+	cancelRun()
+	close(cont)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-runErr; err != nil {
+		t.Errorf("started call whose context ended: %v, want its commit", err)
+	}
+	select {
+	case <-ran:
+		t.Error("the cancelled queued function ran")
+	default:
+	}
+	names := userNames(t, st, dom)
+	if names["cancelled"] || !names["started"] || !names["held"] {
+		t.Errorf("users: %v, want held and started", names)
+	}
+	checkUserCount(t, st, dom, 2)
+}
+
+// Many concurrent writers, some failing on a duplicate: every
+// acknowledged write is there, no rejected one is, and the counter is
+// exact.
+func TestGroupCommitConcurrentWriters(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	const writers, each = 16, 40
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				// writers w and w^1 use the same names: one of each pair wins
+				name := fmt.Sprintf("u%d_%d", w/2, i)
+				err := st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, name) })
+				if err == nil {
+					mu.Lock()
+					if acked[name] {
+						t.Errorf("%s acknowledged twice", name)
+					}
+					acked[name] = true
+					mu.Unlock()
+				} else if !errors.Is(err, errUnique) {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	names := userNames(t, st, dom)
+	if len(acked) != writers/2*each {
+		t.Errorf("%d writes acknowledged, want %d", len(acked), writers/2*each)
+	}
+	for n := range acked {
+		if !names[n] {
+			t.Errorf("acknowledged user %s missing", n)
+		}
+	}
+	checkUserCount(t, st, dom, len(acked))
+}
+
+// Close answers the calls still queued with an error instead of leaving
+// them waiting.
+func TestGroupCommitClose(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	queued := make(chan error, 1)
+	go func() { queued <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "late") }) }()
+	waitQueued(t, st, 1)
+	closed := make(chan struct{})
+	go func() { st.writer.close(); close(closed) }()
+	release()
+	if err := <-held; err != nil {
+		t.Errorf("the running group: %v, want its commit", err)
+	}
+	<-closed
+	// The queued call either joined the running group or was refused.
+	if err := <-queued; err != nil && !errors.Is(err, errStoreClosed) {
+		t.Errorf("queued call at close: %v", err)
+	}
+	if err := st.tx(ctx, func(d db) error { return nil }); !errors.Is(err, errStoreClosed) {
+		t.Errorf("call after close: %v, want errStoreClosed", err)
+	}
+}
