@@ -162,17 +162,19 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	var prev sql.NullString
 	var prevBeat sql.NullTime
 	var mine bool
+	token := newSecretHex(16)
 	err = d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
 			WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
-		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires)
-		VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond')
+		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires, claim)
+		VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond', ?)
 		ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
 			epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
 			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
-			expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END
+			expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END,
+			claim = CASE WHEN l.node = excluded.node THEN l.claim ELSE excluded.claim END
 		WHERE l.node = excluded.node OR l.expires < now()
-		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old), l.taken = now()`,
-		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl)).Scan(&l.Node, &l.Epoch, &prev, &prevBeat, &mine)
+		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old), l.claim = ?`,
+		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl), token, token).Scan(&l.Node, &l.Epoch, &prev, &prevBeat, &mine)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Held by another live node.
 		err = d.queryRow(ctx, `SELECT node, epoch FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
@@ -182,10 +184,12 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	if err != nil {
 		return Lease{}, err
 	}
-	// A takeover is the claim that changed the holder, which set taken
-	// to its own transaction's now(). (old is read from the statement's
-	// snapshot: a claim that waited for a concurrent takeover sees the
-	// dead holder there, and must not take over a second time.)
+	// A takeover is the claim that changed the holder, which left its own
+	// token in claim. (old is read from the statement's snapshot: a claim
+	// that waited for a concurrent takeover sees the dead holder there,
+	// and must not take over a second time; nor may one whose transaction
+	// started in the same microsecond, which comparing now() with taken
+	// allowed.)
 	if prev.Valid && prev.String != l.Node && mine {
 		l.Previous = prev.String
 		if prevBeat.Valid {
