@@ -75,6 +75,37 @@ func BenchmarkListLiveClasses(b *testing.B) {
 	}
 }
 
+// BenchmarkLiveClass reads one class with its sittings (getclass).
+func BenchmarkLiveClass(b *testing.B) {
+	for _, be := range apitest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			ctx := context.Background()
+			st := apitest.OpenStore(b, be)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			occ := make([]lms.Occurrence, 5)
+			for i := range occ {
+				s := start.AddDate(0, 0, 7*i)
+				occ[i] = lms.Occurrence{Start: s, End: s.Add(time.Hour)}
+			}
+			c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class", Date: "2030-01-02",
+				StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1, Occurrences: occ})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
+					b.Fatal(len(got.Occurrences), err)
+				}
+			}
+		})
+	}
+}
+
 // Writes: one caller at a time, and 32 callers at once (SQLite groups
 // concurrent callers' transactions into one commit, groupcommit.go).
 func BenchmarkCreateUser(b *testing.B) {

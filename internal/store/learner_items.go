@@ -37,7 +37,7 @@ func (s *Store) EnrolledTests(ctx context.Context, domainID, userID int64) ([]lm
 // now, with their occurrences; the caller orders them by sitting.
 func (s *Store) EnrolledClasses(ctx context.Context, domainID, userID int64, now time.Time) ([]lms.LiveClass, error) {
 	d := s.read()
-	rows, err := d.query(ctx, "SELECT "+prefixCols("c.", classCols)+` FROM live_classes c
+	rows, err := d.query(ctx, "SELECT "+prefixCols("c.", classCols)+", "+sittingsCol("c")+` FROM live_classes c
 		WHERE c.domain_id = ? AND c.id IN (SELECT item_id FROM enrollments
 			WHERE domain_id = ? AND user_id = ? AND item_kind = ?)
 		AND EXISTS (SELECT 1 FROM class_occurrences o WHERE o.domain_id = c.domain_id AND o.class_id = c.id
@@ -49,17 +49,11 @@ func (s *Store) EnrolledClasses(ctx context.Context, domainID, userID int64, now
 	defer rows.Close()
 	var out []lms.LiveClass
 	for rows.Next() {
-		c, err := scanClass(rows)
+		c, err := scanClassSittings(rows, true)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) > 0 {
-		err = pageOccurrences(ctx, d, domainID, out)
-	}
-	return out, err
+	return out, rows.Err()
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -16,14 +18,107 @@ const classCols = `id, owner_user_id, title, description, date, start_minute, en
 	is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate, is_screenshare, is_private_chat,
 	keyword, privacy, published, created_at, updated_at`
 
+// scanClass scans a row of classCols.
 func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
+	return scanClassSittings(row, false)
+}
+
+// scanClassSittings scans a row of classCols and, when sittings is true,
+// a sittingsCol after them into the class's Occurrences.
+func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.LiveClass, error) {
 	var c lms.LiveClass
-	err := row.Scan(&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
+	dest := []any{&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
 		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
 		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
 		&c.IsLang, &c.IsRegion, &c.IsCorporate, &c.IsScreenshare, &c.IsPrivateChat, &c.Keyword, &c.Privacy,
-		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
+		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt), nil}
+	if sittings {
+		dest[len(dest)-1] = sittingsScanner{&c.Occurrences}
+	} else {
+		dest = dest[:len(dest)-1]
+	}
+	err := row.Scan(dest...)
 	return c, err
+}
+
+// sittingsCol is a column giving the sittings of the class row of table
+// (a table name or alias in the query) in one value, so a class and its
+// sittings are one query: "id,seq,starts_at,ends_at,cancelled" per
+// sitting, in seq order, joined by ';'; NULL when the class has none.
+// Stored instants hold neither ',' nor ';'. string_agg with an ORDER BY
+// works on PostgreSQL and on SQLite from 3.44. sittingsScanner reads it.
+func sittingsCol(table string) string {
+	return `(SELECT string_agg(CAST(o.id AS TEXT) || ',' || CAST(o.seq AS TEXT) || ',' || o.starts_at || ',' ||
+		o.ends_at || ',' || CAST(o.cancelled AS TEXT), ';' ORDER BY o.seq) FROM class_occurrences o
+		WHERE o.class_id = ` + table + `.id AND o.domain_id = ` + table + `.domain_id)`
+}
+
+// sittingsScanner scans a sittingsCol into *occ: nil for NULL (no
+// sittings), as a class without sittings has always read.
+type sittingsScanner struct{ occ *[]lms.Occurrence }
+
+// Scan implements sql.Scanner.
+func (ss sittingsScanner) Scan(v any) error {
+	var s string
+	switch v := v.(type) {
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	case nil:
+	default:
+		return fmt.Errorf("store: stored sittings are a %T, not text", v)
+	}
+	occ, err := parseSittings(s)
+	*ss.occ = occ
+	return err
+}
+
+// parseSittings parses the text of a sittingsCol; "" (NULL) is none, nil.
+// A value not of that form is an error.
+func parseSittings(s string) ([]lms.Occurrence, error) {
+	if s == "" {
+		return nil, nil
+	}
+	occ := make([]lms.Occurrence, 0, strings.Count(s, ";")+1)
+	for rest, more := s, true; more; {
+		var one string
+		one, rest, more = strings.Cut(rest, ";")
+		var f [5]string
+		n := 0
+		for field, ok := one, true; ok; n++ {
+			if n == len(f) {
+				return nil, fmt.Errorf("store: corrupt stored sitting %q: too many fields", one)
+			}
+			f[n], field, ok = strings.Cut(field, ",")
+		}
+		if n != len(f) {
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: %d fields, not %d", one, n, len(f))
+		}
+		var o lms.Occurrence
+		var err error
+		if o.ID, err = strconv.ParseInt(f[0], 10, 64); err != nil {
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
+		}
+		if o.Seq, err = strconv.Atoi(f[1]); err != nil {
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
+		}
+		if err := timeCol(&o.Start).Scan(f[2]); err != nil {
+			return nil, err
+		}
+		if err := timeCol(&o.End).Scan(f[3]); err != nil {
+			return nil, err
+		}
+		switch f[4] {
+		case "0":
+		case "1":
+			o.Cancelled = true
+		default:
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: cancelled is %q", one, f[4])
+		}
+		occ = append(occ, o)
+	}
+	return occ, nil
 }
 
 func classArgs(c lms.LiveClass) []any {
@@ -126,17 +221,20 @@ func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClas
 }
 
 func liveClass(ctx context.Context, d db, domainID, id int64) (lms.LiveClass, error) {
-	c, err := scanClass(d.queryRow(ctx, "SELECT "+classCols+" FROM live_classes WHERE domain_id = ? AND id = ?", domainID, id))
+	c, err := scanClassSittings(d.queryRow(ctx, "SELECT "+classSittingsCols+" FROM live_classes WHERE domain_id = ? AND id = ?",
+		domainID, id), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lms.LiveClass{}, lms.NotFoundf("live class %d not found", id)
 	}
 	if err != nil {
 		return lms.LiveClass{}, err
 	}
-	cs := []lms.LiveClass{c}
-	err = pageOccurrences(ctx, d, domainID, cs)
-	return cs[0], err
+	return c, nil
 }
+
+// classSittingsCols is classCols and the row's sittingsCol, for a query
+// on live_classes not aliased.
+var classSittingsCols = classCols + ", " + sittingsCol("live_classes")
 
 // ClassFilter selects classes for ListLiveClasses.
 type ClassFilter struct {
@@ -166,8 +264,12 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	}
 	d := s.read()
 	classes := []lms.LiveClass{}
+	cols := classCols
+	if f.WithOccurrences {
+		cols = classSittingsCols
+	}
 	scan := func(r *sql.Rows) error {
-		c, err := scanClass(r)
+		c, err := scanClassSittings(r, f.WithOccurrences)
 		classes = append(classes, c)
 		return err
 	}
@@ -181,7 +283,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if total, err = rowCount(ctx, d, domainID, kind); err != nil {
 			return nil, 0, err
 		}
-		err = listPage(ctx, d, page{table: "live_classes", domainID: domainID, filter: filter, cols: classCols,
+		err = listPage(ctx, d, page{table: "live_classes", domainID: domainID, filter: filter, cols: cols,
 			total: total, offset: p.Offset, limit: p.Limit}, scan)
 	} else if p.Limit > 0 {
 		// A search: one pass over the matches reads the page's ids and,
@@ -200,7 +302,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		if err == nil && len(ids) > 0 {
 			in, idArgs := inIDs(ids)
-			err = scanRows(ctx, d, "SELECT "+classCols+" FROM live_classes WHERE domain_id = ? AND id IN ("+in+") ORDER BY id",
+			err = scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ? AND id IN ("+in+") ORDER BY id",
 				append([]any{domainID}, idArgs...), scan)
 		}
 	} else {
@@ -208,15 +310,10 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if err != nil {
 			return nil, 0, err
 		}
-		err = scanRows(ctx, d, "SELECT "+classCols+" FROM live_classes WHERE "+where+" ORDER BY id", args, scan)
+		err = scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE "+where+" ORDER BY id", args, scan)
 	}
 	if err != nil {
 		return nil, 0, err
-	}
-	if f.WithOccurrences && len(classes) > 0 {
-		if err := pageOccurrences(ctx, d, domainID, classes); err != nil {
-			return nil, 0, err
-		}
 	}
 	return classes, total, nil
 }
@@ -225,33 +322,6 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 // tokenizer, the rows whose title contains text, case-insensitively.
 func ftsPhrase(text string) string {
 	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
-}
-
-// pageOccurrences loads the occurrences of a page of classes in one query.
-func pageOccurrences(ctx context.Context, d db, domainID int64, classes []lms.LiveClass) error {
-	byID := make(map[int64]*lms.LiveClass, len(classes))
-	ids := make([]int64, len(classes))
-	for i := range classes {
-		byID[classes[i].ID] = &classes[i]
-		ids[i] = classes[i].ID
-	}
-	in, args := inIDs(ids)
-	rows, err := d.query(ctx, `SELECT class_id, id, seq, starts_at, ends_at, cancelled FROM class_occurrences
-		WHERE domain_id = ? AND class_id IN (`+in+`) ORDER BY class_id, seq`, append([]any{domainID}, args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var classID int64
-		var o lms.Occurrence
-		if err := rows.Scan(&classID, &o.ID, &o.Seq, timeCol(&o.Start), timeCol(&o.End), &o.Cancelled); err != nil {
-			return err
-		}
-		c := byID[classID]
-		c.Occurrences = append(c.Occurrences, o)
-	}
-	return rows.Err()
 }
 
 // DeleteLiveClass deletes a class and everything that hangs on it.

@@ -1,0 +1,126 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// TestClassSittingsEveryPath: a class reads with its sittings in seq order,
+// cancelled flags and all, none for a class without sittings, and every
+// listing path with WithOccurrences gives the classes as LiveClass does.
+func TestClassSittingsEveryPath(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			const n = 12
+			want := map[int64][]lms.Occurrence{}
+			for i := range n {
+				occ := make([]lms.Occurrence, 1+i%4)
+				for j := range occ {
+					s := start.AddDate(0, 0, 7*j+i)
+					occ[j] = lms.Occurrence{Seq: j + 1, Start: s, End: s.Add(time.Hour)}
+				}
+				c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: fmt.Sprintf("Class %d", i), Date: "2030-01-02",
+					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: i % 2, Occurrences: occ})
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case i%5 == 0:
+					if _, err := st.EditLiveClass(ctx, d.ID, c.ID, func(*lms.LiveClass) ([]lms.Occurrence, error) {
+						return []lms.Occurrence{}, nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					occ = nil
+				case len(occ) > 1:
+					if err := st.SetSittingsCancelled(ctx, d.ID, c.ID, 2, true); err != nil {
+						t.Fatal(err)
+					}
+					occ[1].Cancelled = true
+				}
+				want[c.ID] = occ
+			}
+
+			byID := map[int64]lms.LiveClass{}
+			for id, occ := range want {
+				c, err := st.LiveClass(ctx, d.ID, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := c.Occurrences
+				if occ == nil {
+					if got != nil {
+						t.Errorf("class %d without sittings read %#v, want nil", id, got)
+					}
+				} else {
+					seen := map[int64]bool{}
+					for j := range got {
+						if got[j].ID == 0 || seen[got[j].ID] {
+							t.Errorf("class %d sitting %d has id %d", id, j, got[j].ID)
+						}
+						seen[got[j].ID] = true
+					}
+					noIDs := append([]lms.Occurrence(nil), got...)
+					for j := range noIDs {
+						noIDs[j].ID = 0
+					}
+					if !reflect.DeepEqual(noIDs, occ) {
+						t.Errorf("class %d sittings %+v, want %+v", id, noIDs, occ)
+					}
+				}
+				byID[id] = c
+			}
+
+			for _, tc := range []struct {
+				name string
+				f    store.ClassFilter
+				p    store.Page
+			}{
+				{"first page", store.ClassFilter{}, store.Page{Limit: 5}},
+				{"last page", store.ClassFilter{}, store.Page{Offset: n - 5, Limit: 5}},
+				{"published page", store.ClassFilter{PublishedOnly: true}, store.Page{Offset: 1, Limit: 3}},
+				{"search", store.ClassFilter{Search: "class 1"}, store.Page{Limit: 5}},
+				{"all", store.ClassFilter{}, store.Page{}},
+				{"all searched", store.ClassFilter{Search: "ass"}, store.Page{}},
+			} {
+				tc.f.WithOccurrences = true
+				got, _, err := st.ListLiveClasses(ctx, d.ID, tc.f, tc.p)
+				if err != nil {
+					t.Fatal(tc.name, err)
+				}
+				if len(got) == 0 {
+					t.Errorf("%s: no classes", tc.name)
+				}
+				for _, c := range got {
+					if !reflect.DeepEqual(c, byID[c.ID]) {
+						t.Errorf("%s: class %d listed as\n%+v\nread as\n%+v", tc.name, c.ID, c, byID[c.ID])
+					}
+				}
+				tc.f.WithOccurrences = false
+				bare, _, err := st.ListLiveClasses(ctx, d.ID, tc.f, tc.p)
+				if err != nil {
+					t.Fatal(tc.name, err)
+				}
+				for i, c := range bare {
+					if c.Occurrences != nil || c.ID != got[i].ID {
+						t.Errorf("%s without sittings: class %d has %+v", tc.name, c.ID, c.Occurrences)
+					}
+				}
+			}
+		})
+	}
+}
