@@ -19,6 +19,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/logwriter"
 	"github.com/lectern-lms/lectern/internal/server"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -29,8 +30,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(func() error { return cfg.Parse(fs, args) }); err != nil {
 		return err
 	}
-	logger := newLogger(cfg.LogFormat, stderr)
-	m := &server.Main{Config: cfg, Logger: logger}
+	// The request log is written in batches (at most 100 ms late), not a
+	// system call per request: see package logwriter.
+	logs := logwriter.New(stderr, 64<<10, 100*time.Millisecond)
+	defer logs.Close()
+	m := &server.Main{Config: cfg, Logger: newLogger(cfg.LogFormat, logs)}
 	return m.Run(ctx)
 }
 

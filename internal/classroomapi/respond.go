@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
+	"github.com/lectern-lms/lectern/internal/httpx"
 )
 
 // The answers' shapes and their JSON and XML are package wire's; these are
@@ -66,7 +67,10 @@ func (a *answer) result(res *result) {
 // get a second time, so only that label works for them), unless the
 // request's Accept header names JSON.
 func (a *answer) json(status int, v any) {
-	b, err := wire.AppendJSON(make([]byte, 0, 1024), v) // escapes <, > and & as \u003c, \u003e, \u0026
+	buf := httpx.AnswerBuffer()
+	defer httpx.FreeAnswerBuffer(buf)
+	b, err := wire.AppendJSON(*buf, v) // escapes <, > and & as \u003c, \u003e, \u0026
+	*buf = b[:0]
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":"internal server error"}`)
 	}

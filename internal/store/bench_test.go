@@ -159,3 +159,41 @@ func benchWrites(b *testing.B, write func(ctx context.Context, st *store.Store, 
 		})
 	}
 }
+
+// BenchmarkListUsers reads the first and the last page of 50 of a domain's
+// 2,000 users with the total, as users/list does.
+func BenchmarkListUsers(b *testing.B) {
+	for _, be := range apitest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			ctx := context.Background()
+			st := apitest.OpenStore(b, be)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				b.Fatal(err)
+			}
+			const n = 2000
+			for i := range n {
+				name := fmt.Sprintf("u%d", i)
+				if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, tc := range []struct {
+				name string
+				p    store.Page
+			}{
+				{"first-page", store.Page{Limit: 50}},
+				{"last-page", store.Page{Offset: n - 50, Limit: 50}},
+			} {
+				b.Run(tc.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if users, total, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, tc.p); err != nil || total != n || len(users) != 50 {
+							b.Fatal(len(users), total, err)
+						}
+					}
+				})
+			}
+		})
+	}
+}

@@ -315,12 +315,58 @@ func (st storedTime) Scan(v any) error {
 		*st.t = time.Time{}
 		return nil
 	}
-	t, err := time.Parse(timeFormat, s)
+	t, err := parseTime(s)
 	if err != nil {
 		return fmt.Errorf("store: corrupt stored time %q: %w", s, err)
 	}
 	*st.t = t
 	return nil
+}
+
+// parseTime reads a stored instant (timeFormat). It reads the fixed-width
+// form directly, which time.Parse spent about 8% of a page of users on, and
+// leaves anything else, valid or not, to time.Parse.
+func parseTime(s string) (time.Time, error) {
+	if len(s) == len(timeFormat) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' && s[19] == 'Z' {
+		year, ok1 := digits(s[0:4])
+		month, ok2 := digits(s[5:7])
+		day, ok3 := digits(s[8:10])
+		hour, ok4 := digits(s[11:13])
+		minute, ok5 := digits(s[14:16])
+		sec, ok6 := digits(s[17:19])
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && month >= 1 && month <= 12 && day >= 1 &&
+			day <= daysIn(time.Month(month), year) && hour < 24 && minute < 60 && sec < 60 {
+			return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), nil
+		}
+	}
+	return time.Parse(timeFormat, s)
+}
+
+// digits reads s as a decimal number of ASCII digits only.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// daysIn is the number of days in month m of year.
+func daysIn(m time.Month, year int) int {
+	switch m {
+	case time.February:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case time.April, time.June, time.September, time.November:
+		return 30
+	}
+	return 31
 }
 
 // now is the store's clock (Options.Now), in UTC, truncated to seconds
