@@ -92,6 +92,9 @@ type result struct {
 	Requests int64     `json:"requests"`
 	Errors   int64     `json:"errors"`
 	Ratio    float64   `json:"ratio,omitempty"` // Rate / baseline's Rate
+	// ServerCPUus is the server's CPU time (user and system) per request
+	// answered, in microseconds, over every round (with -server-pid).
+	ServerCPUus float64 `json:"server_cpu_us_per_req,omitempty"`
 }
 
 // report is the whole run.
@@ -164,6 +167,7 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 		rates     []float64
 		lat       []time.Duration
 		req, errs int64
+		cpu       time.Duration // the server's, with -server-pid
 	}
 	accs := make([]acc, len(list))
 	for round := 1; round <= c.Rounds; round++ {
@@ -176,7 +180,16 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 				target = bare
 			}
 			fmt.Fprintf(progress, "round %d/%d: %-16s ", round, c.Rounds, s.name)
+			cpu0, err := serverCPU(c, s)
+			if err != nil {
+				return rep, err
+			}
 			rate, lat, errs := load(ctx, target, c, f, s)
+			cpu1, err := serverCPU(c, s)
+			if err != nil {
+				return rep, err
+			}
+			accs[i].cpu += cpu1 - cpu0
 			fmt.Fprintf(progress, "%8.0f req/s  %d errors\n", rate, errs)
 			accs[i].rates = append(accs[i].rates, rate)
 			accs[i].lat = append(accs[i].lat, lat...)
@@ -191,6 +204,9 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 		r := result{Scenario: s.name, Baseline: s.baseline, Rates: a.rates, Rate: median(a.rates),
 			P50ms: ms(pct(a.lat, 0.50)), P99ms: ms(pct(a.lat, 0.99)), Requests: a.req, Errors: a.errs}
 		rateOf[s.name] = r.Rate
+		if c.ServerPID > 0 && s.baseline != "" && len(a.lat) > 0 {
+			r.ServerCPUus = math.Round(float64(a.cpu)/float64(len(a.lat))/float64(time.Microsecond)*10) / 10
+		}
 		if s.baseline != "" && rateOf[s.baseline] > 0 {
 			r.Ratio = math.Round(r.Rate/rateOf[s.baseline]*1000) / 1000
 		}
@@ -292,13 +308,16 @@ func printTable(w io.Writer, rep report) {
 	fmt.Fprintf(w, "%s, %d connections, %s x %d rounds; domain: %d users, %d courses, %d classes; load average %s\n",
 		rep.Addr, rep.Conns, rep.Duration, rep.Rounds, rep.Users, rep.Courses, rep.Classes, rep.LoadAverage)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\t")
+	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\tserver µs/req\t")
 	for _, r := range rep.Results {
-		ratio := ""
+		ratio, cpu := "", ""
 		if r.Baseline != "" {
 			ratio = fmt.Sprintf("%.3f (%s)", r.Ratio, r.Baseline)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t\n", r.Scenario, r.Rate, r.P50ms, r.P99ms, r.Errors, ratio)
+		if r.ServerCPUus > 0 {
+			cpu = fmt.Sprintf("%.1f", r.ServerCPUus)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t\n", r.Scenario, r.Rate, r.P50ms, r.P99ms, r.Errors, ratio, cpu)
 	}
 	tw.Flush()
 }

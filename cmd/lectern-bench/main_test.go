@@ -22,7 +22,9 @@ func TestRunAllScenarios(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
 			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
-			"-c", "2", "-d", "50ms", "-rounds", "1", "-scenarios", "all", "-json", out}
+			"-c", "2", "-d", "50ms", "-rounds", "1", "-scenarios", "all", "-json", out,
+			"-server-pid", fmt.Sprint(os.Getpid())} // the server runs in this process
+
 		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 			t.Fatalf("run: %v\n%s", err, stderr.String())
 		}
@@ -54,6 +56,9 @@ func TestRunAllScenarios(t *testing.T) {
 				t.Errorf("%s: no ratio to %s", r.Scenario, r.Baseline)
 			}
 		}
+		if !strings.Contains(stdout.String(), "server µs/req") {
+			t.Errorf("no server CPU column in the table with -server-pid:\n%s", stdout.String())
+		}
 		for _, s := range append([]string{"bare-get", "bare-post"}, defaultScenarios...) {
 			if !seen[s] {
 				t.Errorf("scenario %s missing from the JSON", s)
@@ -78,10 +83,38 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-domain", "1", "-lms-key", "k"}, "-classroom-key"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-scenarios", "nope"}, `unknown scenario "nope"`},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-rounds", "0"}, "-rounds"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-server-pid", "-3"}, "-server-pid"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-server-pid", "999999999"}, "-server-pid"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want an error naming %s", tc.args, err, tc.want)
 		}
 	}
+}
+
+// processCPU must read this process's CPU time and see it grow as the
+// process works.
+func TestProcessCPU(t *testing.T) {
+	before, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for i := 0; ; i++ {
+		for j := range 1_000_000 {
+			x += j ^ i
+		}
+		now, err := processCPU(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now > before {
+			break
+		}
+		if i > 100_000 {
+			t.Fatalf("CPU time stayed at %v after busy work", before)
+		}
+	}
+	_ = x
 }
