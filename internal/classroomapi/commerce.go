@@ -355,7 +355,9 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 		}
 		var bad error
 		d, err := a.Store.UpdateDiscount(ctx, c.Domain.ID, lms.KindClass, classID, id, func(d *lms.Discount) error {
-			bad = readDiscount(c, d, false)
+			if bad = readDiscount(c, d, false); bad == nil {
+				bad = pricing.CheckDiscount(d)
+			}
 			return bad
 		})
 		if bad != nil {
@@ -371,6 +373,9 @@ func (a *API) addSpecials(ctx context.Context, c *call) (*result, error) {
 	}
 	d := lms.Discount{Kind: lms.KindClass, ItemID: classID}
 	if err := readDiscount(c, &d, true); err != nil {
+		return nil, err
+	}
+	if err := pricing.CheckDiscount(&d); err != nil {
 		return nil, err
 	}
 	d, err = a.Store.AddDiscount(ctx, c.Domain.ID, d)

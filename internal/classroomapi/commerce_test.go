@@ -315,3 +315,26 @@ func TestCommerceAndRemovalsInEveryStyle(t *testing.T) {
 		}
 	}, seedStyle)
 }
+
+// A discount both APIs refuse (here a code over 100 characters, which the
+// classroom API's own parameters allow) is refused when added and when an
+// update would make it so, and the stored discount keeps its code.
+func TestClassDiscountCheckedOnAddAndUpdate(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		id := scheduleID(t, e, classParams())
+		long := strings.Repeat("C", 101)
+		if msg := vcErr(t, e, "addSpecials", vals("class_id", id, "discount", "10", "discount_type", "1", "start_date", "2031-01-01",
+			"discount_code", long)); !strings.Contains(msg, "discount_code") {
+			t.Errorf("add with a 101-character code: %q, want it to name discount_code", msg)
+		}
+		did := idString(t, vcOK(t, e, "addSpecials", vals("class_id", id, "discount", "10", "discount_type", "1", "start_date", "2031-01-01",
+			"discount_code", "SHORT"))["Discount id"])
+		if msg := vcErr(t, e, "addSpecials", vals("class_id", id, "discountid", did, "discount_code", long)); !strings.Contains(msg, "discount_code") {
+			t.Errorf("update to a 101-character code: %q, want it to name discount_code", msg)
+		}
+		list := e.VC("listdiscount", vals("class_id", id)).JSON(t)
+		if n, _ := apitest.Lookup(list, "#"); n != 1 || apitest.Str(t, list, "0.discount_code") != "SHORT" {
+			t.Errorf("after the refusals: %v, want the one discount with its code", list)
+		}
+	})
+}

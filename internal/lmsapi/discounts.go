@@ -8,6 +8,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/money"
+	"github.com/lectern-lms/lectern/internal/pricing"
 	"github.com/lectern-lms/lectern/internal/schedule"
 )
 
@@ -160,6 +161,9 @@ func (a *API) addDiscount(o discountOwner) handlerFunc {
 			}
 		}
 		if err := v.Err(); err != nil {
+			return err
+		}
+		if err := pricing.CheckDiscount(&d); err != nil {
 			return err
 		}
 		d, err := a.Store.AddDiscount(r.Context(), c.Domain.ID, d)

@@ -61,43 +61,6 @@ func queryDiscounts(ctx context.Context, d db, where string, args ...any) ([]lms
 	return out, rows.Err()
 }
 
-// checkDiscount enforces what every stored discount satisfies, with the
-// LMS API's field names, and normalises ignored fields: Limit is 0 when
-// NoLimit, End is zero when NeverExpire, instants are truncated to seconds.
-func checkDiscount(d *lms.Discount) error {
-	switch d.Kind {
-	case lms.KindCourse, lms.KindTest, lms.KindClass:
-	case lms.KindGlobal:
-		d.ItemID = 0
-	default:
-		return lms.Invalidf("item_kind", "must be course, test, class or global")
-	}
-	var v lms.Validator
-	switch d.Type {
-	case lms.DiscountFlat:
-		v.Check(d.Value > 0, "special_price", "must be more than 0")
-	case lms.DiscountPercentage:
-		v.Check(d.Value > 0 && d.Value <= 10000, "special_price", "must be more than 0 and at most 100 for a percentage")
-	default:
-		v.Add("discount_type", "must be percentage or flat")
-	}
-	v.Check(!d.UseCode || pricing.CodeKey(d.Code) != "", "discount_code", "is required when is_use_discount_code is 1")
-	v.Check(len(d.Code) <= 100, "discount_code", "must be at most 100 characters")
-	if d.NoLimit {
-		d.Limit = 0
-	} else {
-		v.Check(d.Limit >= 1, "discount_limit", "must be at least 1 unless is_no_limit is 1")
-	}
-	d.Start, d.End = d.Start.UTC().Truncate(time.Second), d.End.UTC().Truncate(time.Second)
-	if d.NeverExpire {
-		d.End = time.Time{}
-	}
-	if !d.Start.IsZero() && !d.End.IsZero() && !d.Start.Before(d.End) {
-		v.Add("end_date", "must not be before start_date")
-	}
-	return v.Err()
-}
-
 // lockCodes serialises code-uniqueness checks of one domain on PostgreSQL
 // until the transaction ends.
 func lockCodes(ctx context.Context, tx db, domainID int64) error {
@@ -133,11 +96,10 @@ func checkCode(ctx context.Context, tx db, domainID int64, d lms.Discount) error
 // AddDiscount adds a discount to item d.Kind/d.ItemID (which must exist,
 // else not found) or, with Kind KindGlobal, to every item. A code already
 // used by a live discount of the domain is a conflict. Used starts at 0.
+// d must have passed pricing.CheckDiscount: the store keeps what it is
+// given.
 func (s *Store) AddDiscount(ctx context.Context, domainID int64, d lms.Discount) (lms.Discount, error) {
 	d.ID, d.Used = 0, 0
-	if err := checkDiscount(&d); err != nil {
-		return d, err
-	}
 	d.CreatedAt = s.now()
 	err := s.tx(ctx, func(tx db) error {
 		if d.Kind != lms.KindGlobal {
@@ -208,9 +170,10 @@ func mustOwn(ctx context.Context, d db, domainID int64, kind string, itemID int6
 }
 
 // UpdateDiscount applies edit to discount id of owner kind/itemID and
-// saves it, in one transaction, with the checks of AddDiscount. edit may
-// refuse with an error, which is returned; it cannot move the discount to
-// another owner nor change Used.
+// saves it, in one transaction, with AddDiscount's check that the code is
+// not taken. edit may refuse with an error, which is returned; it cannot
+// move the discount to another owner nor change Used. edit is where the
+// caller checks the edited discount (pricing.CheckDiscount).
 func (s *Store) UpdateDiscount(ctx context.Context, domainID int64, kind string, itemID, id int64, edit func(*lms.Discount) error) (lms.Discount, error) {
 	var d lms.Discount
 	err := s.tx(ctx, func(tx db) error {
@@ -226,9 +189,6 @@ func (s *Store) UpdateDiscount(ctx context.Context, domainID int64, kind string,
 			return err
 		}
 		d.ID, d.Kind, d.ItemID, d.Used, d.CreatedAt = id, kind, itemID, used, created
-		if err := checkDiscount(&d); err != nil {
-			return err
-		}
 		if err := lockCodes(ctx, tx, domainID); err != nil {
 			return err
 		}
