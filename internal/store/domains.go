@@ -235,13 +235,8 @@ func secretCol(b *[]byte) secretColScanner { return secretColScanner{b} }
 
 // Scan implements sql.Scanner.
 func (c secretColScanner) Scan(v any) error {
-	var s string
-	switch v := v.(type) {
-	case string:
-		s = v
-	case []byte:
-		s = string(v)
-	default:
+	s, null, ok := scannedText(v)
+	if !ok || null {
 		return fmt.Errorf("store: launch secret is a %T, not text", v)
 	}
 	b, err := hex.DecodeString(s)

@@ -59,14 +59,8 @@ type sittingsScanner struct{ occ *[]lms.Occurrence }
 
 // Scan implements sql.Scanner.
 func (ss sittingsScanner) Scan(v any) error {
-	var s string
-	switch v := v.(type) {
-	case string:
-		s = v
-	case []byte:
-		s = string(v)
-	case nil:
-	default:
+	s, _, ok := scannedText(v)
+	if !ok {
 		return fmt.Errorf("store: stored sittings are a %T, not text", v)
 	}
 	occ, err := parseSittings(s)

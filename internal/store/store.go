@@ -293,6 +293,21 @@ type storedTime struct {
 	optional bool
 }
 
+// scannedText is a text column's value as the drivers give it to a
+// sql.Scanner: a string or bytes, or nil for NULL (null true, s ""). ok is
+// false for any other type.
+func scannedText(v any) (s string, null, ok bool) {
+	switch v := v.(type) {
+	case string:
+		return v, false, true
+	case []byte:
+		return string(v), false, true
+	case nil:
+		return "", true, true
+	}
+	return "", false, false
+}
+
 // timeCol scans a required instant into t.
 func timeCol(t *time.Time) storedTime { return storedTime{t: t} }
 
@@ -301,14 +316,8 @@ func optTimeCol(t *time.Time) storedTime { return storedTime{t: t, optional: tru
 
 // Scan implements sql.Scanner.
 func (st storedTime) Scan(v any) error {
-	var s string
-	switch v := v.(type) {
-	case string:
-		s = v
-	case []byte:
-		s = string(v)
-	case nil:
-	default:
+	s, _, ok := scannedText(v)
+	if !ok {
 		return fmt.Errorf("store: stored time is a %T, not text", v)
 	}
 	if s == "" && st.optional {
