@@ -267,6 +267,10 @@ func TestRecordingLifecycle(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(log), `"op":"add"`) || !strings.Contains(string(log), `"type":"recording"`) {
 			t.Fatalf("event log %d:\n%s", resp.StatusCode, log)
 		}
+		// A board-only recording's file is its event log: its size is the log's.
+		if got := apitest.Str(t, rec, "0.size"); got != strconv.Itoa(len(log)) {
+			t.Errorf("size %s, want the event log's %d bytes", got, len(log))
+		}
 		// The playback page hands its player the event log.
 		page := e.Do(apitest.Request{Method: "GET", Path: strings.TrimPrefix(apitest.Str(t, rec, "0.record_path"), e.URL), NoAuth: true})
 		_, after, _ := strings.Cut(string(page.Body), `<script id="lectern-boot" type="application/json">`)

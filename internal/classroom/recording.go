@@ -178,6 +178,13 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 		s.rs.Logger.Error("copy a recording's files to the blob store", "class", s.key.Class, "err", uploadErr)
 		recErr = errors.Join(recErr, uploadErr)
 	}
+	// The event log is still in the local folder (a spool folder is
+	// dropped only below); its size is the recording's size when it has no
+	// media (a board-only class).
+	var eventsSize int64
+	if fi, err := os.Stat(filepath.Join(s.rs.BlobRoot, filepath.FromSlash(s.prefix), record.EventsFile)); err == nil {
+		eventsSize = fi.Size()
+	}
 	for _, seg := range segs {
 		r := rows[seg]
 		var out []lms.RecordingFile
@@ -210,7 +217,7 @@ func (s *sittingRecorder) finish(rows map[int]lms.Recording, files []record.File
 			}
 		}
 		out = append(out, lms.RecordingFile{Role: "events", BlobKey: path.Join(s.prefix, record.EventsFile),
-			Name: record.EventsFile, ContentType: "application/x-ndjson"})
+			Name: record.EventsFile, ContentType: "application/x-ndjson", Size: eventsSize})
 		r.State = lms.RecordingReady
 		if recErr != nil && len(out) == 1 || uploadErr != nil {
 			r.State = lms.RecordingFailed
