@@ -161,7 +161,8 @@ func benchWrites(b *testing.B, write func(ctx context.Context, st *store.Store, 
 }
 
 // BenchmarkListUsers reads the first and the last page of 50 of a domain's
-// 2,000 users with the total, as users/list does.
+// 2,000 users with the total, as users/list does, and a page of those
+// whose email contains a text.
 func BenchmarkListUsers(b *testing.B) {
 	for _, be := range apitest.Backends(b) {
 		b.Run(be.Name, func(b *testing.B) {
@@ -179,16 +180,20 @@ func BenchmarkListUsers(b *testing.B) {
 				}
 			}
 			for _, tc := range []struct {
-				name string
-				p    store.Page
+				name  string
+				f     store.UserFilter
+				p     store.Page
+				total int64
 			}{
-				{"first-page", store.Page{Limit: 50}},
-				{"last-page", store.Page{Offset: n - 50, Limit: 50}},
+				{"first-page", store.UserFilter{}, store.Page{Limit: 50}, n},
+				{"last-page", store.UserFilter{}, store.Page{Offset: n - 50, Limit: 50}, n},
+				// u19 is in u19, u190-u199 and u1900-u1999: 111 users.
+				{"email-filter", store.UserFilter{Email: "u19"}, store.Page{Limit: 50}, 111},
 			} {
 				b.Run(tc.name, func(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
-						if users, total, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, tc.p); err != nil || total != n || len(users) != 50 {
+						if users, total, err := st.ListUsers(ctx, d.ID, tc.f, tc.p); err != nil || total != tc.total || len(users) != 50 {
 							b.Fatal(len(users), total, err)
 						}
 					}

@@ -106,7 +106,11 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		args = append(args, likePattern(f.Name))
 	}
 	if f.Email != "" {
-		where += ` AND email_key LIKE ? ESCAPE '\'`
+		// (? || ''), not a bare ?: SQLite re-prepares a statement whose
+		// plain column is compared by LIKE with a bare parameter whenever
+		// a value is bound to it (the LIKE optimisation looks at it), which
+		// cost about 5 % of a filtered page (BenchmarkListUsers).
+		where += ` AND email_key LIKE (? || '') ESCAPE '\'`
 		args = append(args, likePattern(f.Email))
 	}
 	d := s.read()
