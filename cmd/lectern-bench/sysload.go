@@ -42,9 +42,11 @@ func processCPU(pid int) (time.Duration, error) {
 	}
 	// The command name (field 2) is in parentheses and may hold spaces;
 	// utime and stime are fields 14 and 15, the 12th and 13th after it.
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 13 {
+	var f []string
+	if i := strings.LastIndexByte(string(b), ')'); i >= 0 {
+		f = strings.Fields(string(b[i+1:]))
+	}
+	if len(f) < 13 {
 		return 0, fmt.Errorf("process %d: unexpected /proc stat line", pid)
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)

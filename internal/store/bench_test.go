@@ -14,96 +14,73 @@ import (
 )
 
 // Benchmarks of the store's hot functions (docs/performance.md): the key
-// check, and the first and last page of a domain's classes with the total.
+// check, pages of classes and of users with their totals, one class with
+// its sittings, and writes.
 
 func BenchmarkAuthClassroom(b *testing.B) {
-	for _, be := range apitest.Backends(b) {
-		b.Run(be.Name, func(b *testing.B) {
-			ctx := context.Background()
-			st := apitest.OpenStore(b, be)
-			_, keys, err := st.CreateDomain(ctx, "A")
-			if err != nil {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, _ store.Domain, keys store.Keys) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := st.AuthClassroom(ctx, keys.Classroom); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := st.AuthClassroom(ctx, keys.Classroom); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func BenchmarkListLiveClasses(b *testing.B) {
-	for _, be := range apitest.Backends(b) {
-		b.Run(be.Name, func(b *testing.B) {
-			ctx := context.Background()
-			st := apitest.OpenStore(b, be)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+		const n = 2000
+		for i := range n {
+			if _, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: fmt.Sprintf("Class %d", i), Date: "2030-01-02",
+				StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+				Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}}); err != nil {
 				b.Fatal(err)
 			}
-			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			const n = 2000
-			for i := range n {
-				if _, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: fmt.Sprintf("Class %d", i), Date: "2030-01-02",
-					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
-					Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for _, tc := range []struct {
-				name string
-				f    store.ClassFilter
-				p    store.Page
-			}{
-				{"first-page", store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10}},
-				{"last-page", store.ClassFilter{WithOccurrences: true}, store.Page{Offset: n - 10, Limit: 10}},
-				{"search", store.ClassFilter{Search: "class 199", WithOccurrences: true}, store.Page{Limit: 10}},
-			} {
-				b.Run(tc.name, func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						if _, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, tc.p); err != nil || total == 0 {
-							b.Fatal(total, err)
-						}
+		}
+		for _, tc := range []struct {
+			name string
+			f    store.ClassFilter
+			p    store.Page
+		}{
+			{"first-page", store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10}},
+			{"last-page", store.ClassFilter{WithOccurrences: true}, store.Page{Offset: n - 10, Limit: 10}},
+			{"search", store.ClassFilter{Search: "class 199", WithOccurrences: true}, store.Page{Limit: 10}},
+		} {
+			b.Run(tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, tc.p); err != nil || total == 0 {
+						b.Fatal(total, err)
 					}
-				})
-			}
-		})
-	}
+				}
+			})
+		}
+	})
 }
 
 // BenchmarkLiveClass reads one class with its sittings (getclass).
 func BenchmarkLiveClass(b *testing.B) {
-	for _, be := range apitest.Backends(b) {
-		b.Run(be.Name, func(b *testing.B) {
-			ctx := context.Background()
-			st := apitest.OpenStore(b, be)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
-				b.Fatal(err)
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+		occ := make([]lms.Occurrence, 5)
+		for i := range occ {
+			s := start.AddDate(0, 0, 7*i)
+			occ[i] = lms.Occurrence{Start: s, End: s.Add(time.Hour)}
+		}
+		c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class", Date: "2030-01-02",
+			StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1, Occurrences: occ})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
+				b.Fatal(len(got.Occurrences), err)
 			}
-			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			occ := make([]lms.Occurrence, 5)
-			for i := range occ {
-				s := start.AddDate(0, 0, 7*i)
-				occ[i] = lms.Occurrence{Start: s, End: s.Add(time.Hour)}
-			}
-			c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class", Date: "2030-01-02",
-				StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1, Occurrences: occ})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
-					b.Fatal(len(got.Occurrences), err)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // Writes: one caller at a time, and 32 callers at once (SQLite groups
@@ -126,79 +103,79 @@ func BenchmarkCreateLiveClass(b *testing.B) {
 	})
 }
 
-func benchWrites(b *testing.B, write func(ctx context.Context, st *store.Store, domainID int64, i int64) error) {
+// benchStores runs bench on each database with a fresh store and one
+// domain in it.
+func benchStores(b *testing.B, bench func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, keys store.Keys)) {
 	for _, be := range apitest.Backends(b) {
 		b.Run(be.Name, func(b *testing.B) {
 			ctx := context.Background()
 			st := apitest.OpenStore(b, be)
-			d, _, err := st.CreateDomain(ctx, "A")
+			d, keys, err := st.CreateDomain(ctx, "A")
 			if err != nil {
 				b.Fatal(err)
 			}
-			var n atomic.Int64
-			b.Run("serial", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
+			bench(b, ctx, st, d, keys)
+		})
+	}
+}
+
+func benchWrites(b *testing.B, write func(ctx context.Context, st *store.Store, domainID int64, i int64) error) {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		var n atomic.Int64
+		b.Run("serial", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := write(ctx, st, d.ID, n.Add(1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("concurrent-32", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(32 / runtime.GOMAXPROCS(0))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
 					if err := write(ctx, st, d.ID, n.Add(1)); err != nil {
-						b.Fatal(err)
+						b.Error(err)
+						return
 					}
 				}
 			})
-			b.Run("concurrent-32", func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetParallelism(32 / runtime.GOMAXPROCS(0))
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						if err := write(ctx, st, d.ID, n.Add(1)); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			})
 		})
-	}
+	})
 }
 
 // BenchmarkListUsers reads the first and the last page of 50 of a domain's
 // 2,000 users with the total, as users/list does, and a page of those
 // whose email contains a text.
 func BenchmarkListUsers(b *testing.B) {
-	for _, be := range apitest.Backends(b) {
-		b.Run(be.Name, func(b *testing.B) {
-			ctx := context.Background()
-			st := apitest.OpenStore(b, be)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		const n = 2000
+		for i := range n {
+			name := fmt.Sprintf("u%d", i)
+			if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
 				b.Fatal(err)
 			}
-			const n = 2000
-			for i := range n {
-				name := fmt.Sprintf("u%d", i)
-				if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for _, tc := range []struct {
-				name  string
-				f     store.UserFilter
-				p     store.Page
-				total int64
-			}{
-				{"first-page", store.UserFilter{}, store.Page{Limit: 50}, n},
-				{"last-page", store.UserFilter{}, store.Page{Offset: n - 50, Limit: 50}, n},
-				// u19 is in u19, u190-u199 and u1900-u1999: 111 users.
-				{"email-filter", store.UserFilter{Email: "u19"}, store.Page{Limit: 50}, 111},
-			} {
-				b.Run(tc.name, func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						if users, total, err := st.ListUsers(ctx, d.ID, tc.f, tc.p); err != nil || total != tc.total || len(users) != 50 {
-							b.Fatal(len(users), total, err)
-						}
+		}
+		for _, tc := range []struct {
+			name  string
+			f     store.UserFilter
+			p     store.Page
+			total int64
+		}{
+			{"first-page", store.UserFilter{}, store.Page{Limit: 50}, n},
+			{"last-page", store.UserFilter{}, store.Page{Offset: n - 50, Limit: 50}, n},
+			// u19 is in u19, u190-u199 and u1900-u1999: 111 users.
+			{"email-filter", store.UserFilter{Email: "u19"}, store.Page{Limit: 50}, 111},
+		} {
+			b.Run(tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if users, total, err := st.ListUsers(ctx, d.ID, tc.f, tc.p); err != nil || total != tc.total || len(users) != 50 {
+						b.Fatal(len(users), total, err)
 					}
-				})
-			}
-		})
-	}
+				}
+			})
+		}
+	})
 }

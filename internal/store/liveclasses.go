@@ -97,11 +97,11 @@ func parseSittings(s string) ([]lms.Occurrence, error) {
 		if o.Seq, err = strconv.Atoi(f[1]); err != nil {
 			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
 		}
-		if err := timeCol(&o.Start).Scan(f[2]); err != nil {
-			return nil, err
+		if o.Start, err = parseTime(f[2]); err != nil {
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
 		}
-		if err := timeCol(&o.End).Scan(f[3]); err != nil {
-			return nil, err
+		if o.End, err = parseTime(f[3]); err != nil {
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
 		}
 		switch f[4] {
 		case "0":
