@@ -5,10 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 )
@@ -117,4 +123,73 @@ func TestProcessCPU(t *testing.T) {
 		}
 	}
 	_ = x
+}
+
+// The seeded live class began 5 minutes ago and lasts 3 hours, also across
+// midnight (an end time earlier than the start is on the next day); before
+// this the end was cut to 23:59 and a seed run just after midnight asked
+// for a class ending when it started.
+func TestLiveClassTimes(t *testing.T) {
+	for _, tc := range []struct {
+		now              string
+		date, start, end string
+	}{
+		{"2026-11-24T00:04:30Z", "2026-11-23", "23:59", "02:59"},
+		{"2026-11-24T00:02:00Z", "2026-11-23", "23:57", "02:57"},
+		{"2026-11-23T22:30:00Z", "2026-11-23", "22:25", "01:25"},
+		{"2026-11-23T12:00:59Z", "2026-11-23", "11:55", "14:55"},
+		{"2026-07-01T12:00:00Z", "2026-07-01", "12:55", "15:55"}, // British Summer Time
+	} {
+		now, err := time.Parse(time.RFC3339, tc.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		date, start, end := liveClassTimes(now)
+		if date != tc.date || start != tc.start || end != tc.end {
+			t.Errorf("at %s: %s %s-%s, want %s %s-%s", tc.now, date, start, end, tc.date, tc.start, tc.end)
+		}
+	}
+}
+
+// listclass-last asks for the last page of the classes there are when it
+// runs, not of those there were at the start: the schedule scenario of an
+// earlier round adds classes. A stand-in server counts the classes
+// scheduled and checks each last-page request's limitstart.
+func TestListclassLastFollowsTheTotal(t *testing.T) {
+	var mu sync.Mutex
+	total := int64(100)
+	var asked, wrong []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/v2/schedule":
+			total++
+			fmt.Fprintf(w, `{"status":"ok","class_id":%d}`, total)
+		case "/v2/listclass":
+			if from := r.FormValue("limitstart"); from != "" {
+				asked = append(asked, from)
+				if from != strconv.FormatInt(total-10, 10) {
+					wrong = append(wrong, fmt.Sprintf("limitstart %s with %d classes", from, total))
+				}
+			}
+			fmt.Fprintf(w, `{"status":"ok","total":%d,"classes":[{"id":"1"}]}`, total)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	c := config{Addr: srv.URL, DomainID: 1, LMSKey: "k", ClassroomKey: "k", Conns: 1, Duration: 30 * time.Millisecond,
+		Rounds: 2, Scenarios: []string{"schedule", "listclass-last"}}
+	if _, err := measure(context.Background(), newClient(srv.URL, 1), c, fixture{Classes: 100, RunTag: "t"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if total == 100 || len(asked) == 0 {
+		t.Fatalf("%d classes scheduled, %d last pages asked: the scenarios did not run", total-100, len(asked))
+	}
+	if len(wrong) > 0 {
+		t.Errorf("%d of %d last-page requests were not for the last page, first: %s", len(wrong), len(asked), wrong[0])
+	}
 }

@@ -178,21 +178,34 @@ func seed(ctx context.Context, cl *client, c config, progress io.Writer) (fixtur
 	return fix, nil
 }
 
-// liveClass schedules a one-time class that is live now (launch URLs are
-// only given for a class in session) and returns its id.
-func liveClass(ctx context.Context, cl *client, c config) (int64, error) {
-	london, err := time.LoadLocation("Europe/London") // the classroom API's zone 28
+// classTotal returns the number of the domain's classes, from listclass.
+func classTotal(ctx context.Context, cl *client, c config) (int64, error) {
+	var lc classListJSON
+	_, err := cl.do(ctx, vcReq(c, "listclass", url.Values{"limit": {"1"}}), &lc)
+	return lc.Total, err
+}
+
+// liveClassTimes is the date, start and end time (Europe/London, the
+// classroom API's zone 28) of a class that began 5 minutes before now and
+// lasts 3 hours. An end time earlier than the start ends on the next day,
+// as the API reads it, so a class begun at 23:59 is still live after
+// midnight.
+func liveClassTimes(now time.Time) (date, start, end string) {
+	london, err := time.LoadLocation("Europe/London")
 	if err != nil {
 		london = time.UTC
 	}
-	start := time.Now().In(london).Truncate(time.Minute).Add(-5 * time.Minute)
-	end := start.Add(3 * time.Hour)
-	if end.Day() != start.Day() {
-		end = time.Date(start.Year(), start.Month(), start.Day(), 23, 59, 0, 0, london)
-	}
+	from := now.In(london).Truncate(time.Minute).Add(-5 * time.Minute)
+	return from.Format(time.DateOnly), from.Format("15:04"), from.Add(3 * time.Hour).Format("15:04")
+}
+
+// liveClass schedules a one-time class that is live now (launch URLs are
+// only given for a class in session) and returns its id.
+func liveClass(ctx context.Context, cl *client, c config) (int64, error) {
+	date, startTime, endTime := liveClassTimes(time.Now())
 	var out json.RawMessage
 	if _, err := cl.do(ctx, vcReq(c, "schedule", url.Values{"title": {"Bench live class"}, "timezone": {"28"},
-		"date": {start.Format(time.DateOnly)}, "start_time": {start.Format("15:04")}, "end_time": {end.Format("15:04")}}), &out); err != nil {
+		"date": {date}, "start_time": {startTime}, "end_time": {endTime}}), &out); err != nil {
 		return 0, err
 	}
 	// The compat style (the default) answers {"class_id": 12, ...}; the

@@ -93,18 +93,26 @@ func Log(logger *slog.Logger, next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			attrs := []slog.Attr{
+			// The handler is called directly, with no caller's program
+			// counter: Logger.LogAttrs would walk the stack for one on every
+			// request, and the line never shows it.
+			h, ctx := logger.Handler(), r.Context()
+			if !h.Enabled(ctx, slog.LevelInfo) {
+				return
+			}
+			rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+			rec.AddAttrs(
 				slog.String("method", r.Method),
 				slog.String("path", LogPath(r)),
 				slog.Int("status", status),
 				slog.Duration("duration", time.Since(start)),
 				slog.Int64("domain_id", info.DomainID),
 				slog.String("request_id", info.RequestID),
-			}
+			)
 			if ids := logIDs(r); ids != "" {
-				attrs = append(attrs, slog.String("ids", ids))
+				rec.AddAttrs(slog.String("ids", ids))
 			}
-			logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			h.Handle(ctx, rec)
 		}()
 		next.ServeHTTP(sw, r)
 	})

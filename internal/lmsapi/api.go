@@ -215,12 +215,16 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // ok writes {"message": message, "data": data}; data is left out when nil.
 func ok(w http.ResponseWriter, message string, data any) error {
-	body := map[string]any{"message": message}
-	if data != nil {
-		body["data"] = data
-	}
-	httpx.WriteJSON(w, http.StatusOK, body)
+	httpx.WriteJSON(w, http.StatusOK, okBody{Data: data, Message: message})
 	return nil
+}
+
+// okBody is ok's answer. Its fields are in the order a map's keys were
+// written in before (sorted), so the bytes are the same; a struct is
+// encoded without building and sorting a map on every answer.
+type okBody struct {
+	Data    any    `json:"data,omitempty"` // left out when nil
+	Message string `json:"message"`
 }
 
 // idParam reads one required positive id parameter.

@@ -6,7 +6,6 @@
 package metrics
 
 import (
-	"context"
 	"database/sql"
 	"net/http"
 	"strconv"
@@ -146,10 +145,9 @@ func (m *Metrics) Wrap(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		slot := new(string)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), slotKey{}, slot)))
-		route := routeLabel(*slot)
+		next.ServeHTTP(rec, r)
+		route := routeLabel(rec.pattern)
 		method := methodLabel(r.Method)
 		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 		m.latency.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
@@ -159,8 +157,6 @@ func (m *Metrics) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-type slotKey struct{}
-
 // Route wraps a ServeMux so that Wrap can label requests with the pattern
 // the mux matched (the mux records it on the request it was given). The
 // result still answers Handler(r), as the mux does.
@@ -168,10 +164,21 @@ func Route(mux *http.ServeMux) http.Handler { return routed{mux} }
 
 type routed struct{ *http.ServeMux }
 
+// ServeHTTP hands the pattern to Wrap's recorder, found by unwrapping the
+// response writers the layers between them added (each has Unwrap, for
+// http.ResponseController): no request copy or context value per request.
 func (rt routed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.ServeMux.ServeHTTP(w, r)
-	if slot, ok := r.Context().Value(slotKey{}).(*string); ok {
-		*slot = r.Pattern
+	for {
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.pattern = r.Pattern
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
 	}
 }
 
@@ -207,6 +214,7 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status      int
 	wroteHeader bool
+	pattern     string // the route's, set by routed
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

@@ -318,9 +318,9 @@ func (m *Main) Handler() http.Handler {
 			"message": "server is shutting down; retry shortly", "code": "unavailable",
 			"request_id": httpx.RequestInfo(r.Context()).RequestID})
 	})
-	// Metrics wraps the request log, not the reverse: Wrap hands on a copy
-	// of the request, and the log reads the route pattern the mux sets on
-	// the request it was given.
+	// The route pattern reaches the metrics through their response
+	// recorder (metrics.Route sets it) and the request log through the
+	// request it handed down, which the mux sets it on.
 	return m.Metrics.Wrap(httpx.Log(m.Logger, httpx.Draining(&m.shuttingDown, unavailable, learner.Front(metrics.Route(mux)))))
 }
 

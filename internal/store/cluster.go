@@ -46,7 +46,7 @@ func (s *Store) cluster() (db, error) {
 	if !s.pg {
 		return db{}, ErrNotPostgres
 	}
-	return db{r: s.wdb, pg: true, obs: s.observe, s: s}, nil
+	return s.on(s.wdb), nil
 }
 
 func millis(d time.Duration) int64 { return d.Milliseconds() }

@@ -60,18 +60,19 @@ var kindTables = map[string]string{"course": "courses", "test": "tests", "class"
 
 // notExported are the tables a domain export leaves out, and why.
 var notExported = map[string]string{
-	"schema_migrations": "the schema's own bookkeeping",
-	"domains":           "written as the export's domain line, not as rows",
-	"cluster_nodes":     "the running nodes of a cluster, not domain data",
-	"server_secrets":    "the server's own secrets",
-	"room_leases":       "which node runs a live room now; rebuilt when the room opens",
-	"idempotency_keys":  "a short-lived replay cache of payment requests",
-	"learn_sessions":    "learners' portal sign-ins: they sign in again on the new server",
-	"learn_login_links": "one-time sign-in links: short-lived",
-	"learn_jwt_ids":     "used sign-in token ids: short-lived",
-	"row_counts":        "counters the inserts' triggers keep: rebuilt by the import itself",
-	"webhook_messages":  "the webhook outbox: deliveries in flight on the old server (endpoints are exported)",
-	"webhook_attempts":  "the webhook delivery log of the old server",
+	"schema_migrations":        "the schema's own bookkeeping",
+	"domains":                  "written as the export's domain line, not as rows",
+	"cluster_nodes":            "the running nodes of a cluster, not domain data",
+	"server_secrets":           "the server's own secrets",
+	"room_leases":              "which node runs a live room now; rebuilt when the room opens",
+	"idempotency_keys":         "a short-lived replay cache of payment requests",
+	"learn_sessions":           "learners' portal sign-ins: they sign in again on the new server",
+	"learn_login_links":        "one-time sign-in links: short-lived",
+	"learn_jwt_ids":            "used sign-in token ids: short-lived",
+	"row_counts":               "counters the inserts' triggers keep: rebuilt by the import itself",
+	"webhook_messages":         "the webhook outbox: deliveries in flight on the old server (endpoints are exported)",
+	"webhook_attempts":         "the webhook delivery log of the old server",
+	"live_classes_title_state": "how far the SQLite title index has got (migration 0038): imported classes are indexed after the import",
 }
 
 // DumpColumn is one column of a table.
@@ -194,7 +195,8 @@ func (s *Store) schemaTables(ctx context.Context) ([]DumpTable, error) {
 	d := s.read()
 	var names []string
 	// Ordinary tables only: a virtual table (a full-text index) and its
-	// shadow tables are kept by triggers on the table they index.
+	// shadow tables are kept by triggers on the table they index (and
+	// the title indexer, titleindex.go).
 	q := "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
 	if s.pg {
 		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
@@ -329,7 +331,7 @@ func (s *Store) ExportDomain(ctx context.Context, domainID int64, fn func(DumpRo
 		return err
 	}
 	defer tx.Rollback()
-	d := db{r: tx, pg: s.pg, obs: s.observe, s: s}
+	d := s.on(tx)
 	dump := func(table string, cols []string, where string, order bool) (int, error) {
 		q := "SELECT " + quoteCols(cols) + " FROM " + table + " WHERE " + where
 		if order {
@@ -573,6 +575,7 @@ func (s *Store) ImportDomain(ctx context.Context, rows []DumpRow) (ImportResult,
 	if err != nil {
 		return ImportResult{}, err
 	}
+	s.titles.wrote(int64(len(ids["live_classes"])))
 	return res, nil
 }
 

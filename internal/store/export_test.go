@@ -1,6 +1,11 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"unicode/utf8"
+)
 
 // Test-only access to the store, for the store's own tests.
 
@@ -22,4 +27,84 @@ func (s *Store) PointsHistory(ctx context.Context, domainID, userID int64) ([]Po
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// HoldTitleIndex stops the SQLite title indexer without a pass: classes
+// created afterwards stay above indexed_upto until IndexClassTitles, and
+// Close does not index them. Call it before the store is written to.
+func (s *Store) HoldTitleIndex() {
+	if s.titles == nil {
+		return
+	}
+	x := s.titles
+	s.titles = nil
+	x.pending.Store(0)
+	x.close()
+}
+
+// IndexClassTitles indexes every class above indexed_upto, batch rows
+// per transaction, as the indexer's pass does.
+func (s *Store) IndexClassTitles(ctx context.Context, batch int) error {
+	for {
+		more, err := s.indexTitles(ctx, batch)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// ClassTitleIndexState returns indexed_upto and the highest class id
+// (0 when there is none).
+func (s *Store) ClassTitleIndexState(ctx context.Context) (indexedUpto, maxID int64, err error) {
+	err = s.read().queryRow(ctx, `SELECT (SELECT indexed_upto FROM live_classes_title_state),
+		(SELECT COALESCE(MAX(id), 0) FROM live_classes)`).Scan(&indexedUpto, &maxID)
+	return indexedUpto, maxID, err
+}
+
+// CheckClassTitleIndex checks the SQLite title index: FTS5's own
+// integrity check; then every class at or below indexed_upto whose title
+// has a trigram is found in the index by its title, and none above it is
+// in the index. When full, the index must hold every class: FTS5 compares
+// it with the table (integrity-check with rank 1).
+func (s *Store) CheckClassTitleIndex(ctx context.Context, full bool) error {
+	rank := 0
+	if full {
+		rank = 1
+	}
+	if err := s.tx(ctx, func(tx db) error {
+		_, err := tx.exec(ctx, "INSERT INTO live_classes_title (live_classes_title, rank) VALUES ('integrity-check', ?)", rank)
+		return err
+	}); err != nil {
+		return fmt.Errorf("integrity-check %d: %w", rank, err)
+	}
+	d := s.read()
+	var upto int64
+	if err := d.queryRow(ctx, "SELECT indexed_upto FROM live_classes_title_state").Scan(&upto); err != nil {
+		return err
+	}
+	type class struct {
+		id    int64
+		title string
+	}
+	var classes []class
+	if err := scanRows(ctx, d, "SELECT id, title FROM live_classes ORDER BY id", nil, func(r *sql.Rows) error {
+		var c class
+		classes = append(classes, c)
+		return r.Scan(&classes[len(classes)-1].id, &classes[len(classes)-1].title)
+	}); err != nil {
+		return err
+	}
+	for _, c := range classes {
+		if utf8.RuneCountInString(c.title) < 3 {
+			continue
+		}
+		found, err := d.exists(ctx, "SELECT 1 FROM live_classes_title WHERE live_classes_title MATCH ? AND rowid = ?", ftsPhrase(c.title), c.id)
+		if err != nil {
+			return err
+		}
+		if found != (c.id <= upto) {
+			return fmt.Errorf("class %d (%q), indexed_upto %d: found by the index %v", c.id, c.title, upto, found)
+		}
+	}
+	return nil
 }

@@ -13,15 +13,17 @@ import (
 //
 // SQLite has one writer, so write transactions queue for the single
 // writer connection, and each pays a commit: the WAL frames of every page
-// it changed are written (one pwrite each), the title index flushes its
-// pending terms, and now and then a checkpoint runs. Under concurrent
-// writes most of a transaction's time is that commit.
+// it changed are written (one pwrite each), and now and then a checkpoint
+// runs. Under concurrent writes most of a transaction's time is that
+// commit.
 //
 // The group writer runs the queued transaction functions back to back
 // inside one SQLite transaction and commits once. Each function runs
 // inside its own savepoint: a function that fails (an error, or a panic)
 // rolls back to it, so only its own work is undone, and its caller gets
-// its error at once; the others go on. The callers whose functions
+// its error at once; the others go on. (An FTS5 table writes its pending
+// terms at every savepoint release: the title index is therefore kept
+// behind the table, titleindex.go.) The callers whose functions
 // succeeded are answered after the shared COMMIT returned, so an
 // acknowledged write is as durable as before (WAL, synchronous=NORMAL:
 // it survives the process being killed). If the shared transaction itself
@@ -159,7 +161,8 @@ func (g *groupWriter) group(first *writeCall) {
 		close(first.done)
 		return
 	}
-	d := db{r: t, pg: false, obs: g.s.observe, s: g.s, detached: true}
+	d := g.s.on(t)
+	d.detached = true
 	var ok []*writeCall // succeeded, to answer after the commit
 	var lost error      // set when the shared transaction is gone
 	c := first

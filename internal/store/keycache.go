@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"strconv"
+	"crypto/sha256"
 	"sync"
 	"time"
 )
@@ -32,22 +32,29 @@ type keyCacheEntry struct {
 	expires time.Time
 }
 
-// keyCache maps "api:domain:hash" to a verified domain.
+// keyCache maps an API, a domain id and a key's hash to a verified domain.
 type keyCache struct {
 	mu sync.Mutex
-	m  map[string]keyCacheEntry
+	m  map[keyCacheKey]keyCacheEntry
 	// gen counts forgets: a check that started before one must not store
 	// what it read, which may be the key just rotated.
 	gen uint64
 }
 
-func cacheKey(api API, domainID int64, hash string) string {
-	return string(api) + ":" + strconv.FormatInt(domainID, 10) + ":" + hash
+// keyCacheKey is a comparable value, not a string built per request.
+type keyCacheKey struct {
+	api      API
+	domainID int64
+	sum      [sha256.Size]byte
+}
+
+func cacheKey(api API, domainID int64, key string) keyCacheKey {
+	return keyCacheKey{api: api, domainID: domainID, sum: sha256.Sum256([]byte(key))}
 }
 
 // get returns the entry for k, if fresh, and the generation to hand to
 // put after checking the database.
-func (c *keyCache) get(k string, now time.Time) (Domain, bool, uint64) {
+func (c *keyCache) get(k keyCacheKey, now time.Time) (Domain, bool, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[k]
@@ -57,14 +64,14 @@ func (c *keyCache) get(k string, now time.Time) (Domain, bool, uint64) {
 	return e.d, true, c.gen
 }
 
-func (c *keyCache) put(k string, d Domain, now time.Time, gen uint64) {
+func (c *keyCache) put(k keyCacheKey, d Domain, now time.Time, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
 		return
 	}
 	if c.m == nil {
-		c.m = make(map[string]keyCacheEntry)
+		c.m = make(map[keyCacheKey]keyCacheEntry)
 	}
 	if len(c.m) >= keyCacheSize {
 		for k, e := range c.m {
@@ -99,7 +106,7 @@ func (c *keyCache) forget(domainID int64) {
 // unknown domain, returns a CodeUnauthorized error. A key verified less
 // than KeyCacheTTL ago is not checked against the database again.
 func (s *Store) AuthLMS(ctx context.Context, domainID int64, key string) (Domain, error) {
-	return s.authCached(cacheKey(APILMS, domainID, hashKey(key)), func() (Domain, error) {
+	return s.authCached(cacheKey(APILMS, domainID, key), func() (Domain, error) {
 		return s.authLMS(ctx, domainID, key)
 	})
 }
@@ -111,13 +118,13 @@ func (s *Store) AuthClassroom(ctx context.Context, key string) (Domain, error) {
 	if key == "" {
 		return Domain{}, errUnauthorized
 	}
-	return s.authCached(cacheKey(APIClassroom, 0, hashKey(key)), func() (Domain, error) {
+	return s.authCached(cacheKey(APIClassroom, 0, key), func() (Domain, error) {
 		return s.authClassroom(ctx, key)
 	})
 }
 
 // authCached answers from the cache, or runs check and remembers a success.
-func (s *Store) authCached(k string, check func() (Domain, error)) (Domain, error) {
+func (s *Store) authCached(k keyCacheKey, check func() (Domain, error)) (Domain, error) {
 	now := time.Now()
 	d, ok, gen := s.keys.get(k, now)
 	if ok {

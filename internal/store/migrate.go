@@ -135,7 +135,7 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 		if err != nil {
 			return applied, err
 		}
-		d := db{r: tx, pg: s.pg, obs: s.observe, s: s}
+		d := s.on(tx)
 		done, err := d.exists(ctx, "SELECT 1 FROM schema_migrations WHERE version = ?", m.version)
 		if err != nil || done {
 			tx.Rollback()
@@ -157,6 +157,11 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 			return applied, fmt.Errorf("commit migration %s: %w", m.name, err)
 		}
 		applied = append(applied, MigrationStatus{Version: m.version, Name: m.name, Applied: true})
+	}
+	// Classes a stopped process left out of the title index are indexed
+	// now, not at the next class created.
+	if err := s.resumeTitleIndex(ctx); err != nil {
+		return applied, err
 	}
 	return applied, nil
 }

@@ -7,8 +7,16 @@ import (
 
 // SetQueryObserver makes the store report how long each statement took
 // to answer; op is "exec", "query" or "query_row" (never the SQL text or
-// its arguments). Call it before the store is used concurrently.
-func (s *Store) SetQueryObserver(fn func(op string, d time.Duration)) { s.observe = fn }
+// its arguments).
+func (s *Store) SetQueryObserver(fn func(op string, d time.Duration)) { s.observe.Store(&fn) }
+
+// observer returns the query observer, or nil.
+func (s *Store) observer() func(op string, d time.Duration) {
+	if fn := s.observe.Load(); fn != nil {
+		return *fn
+	}
+	return nil
+}
 
 // Pools returns the read and write connection pools (the same pool for
 // PostgreSQL), for connection statistics.

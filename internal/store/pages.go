@@ -71,7 +71,7 @@ func (p page) query() (q string, args []any, ok bool) {
 			offset = 0
 		}
 	}
-	q = "SELECT " + p.cols + " FROM " + p.table + " WHERE domain_id = ? AND id IN (SELECT id FROM " + p.table +
+	q = "SELECT " + p.cols + " FROM " + p.table + " WHERE +domain_id = ? AND id IN (SELECT id FROM " + p.table +
 		" WHERE domain_id = ?" + p.filter + " ORDER BY " + order + " LIMIT +? OFFSET +?) ORDER BY id"
 	args = append(append([]any{p.domainID, p.domainID}, p.args...), limit, offset)
 	return q, args, true

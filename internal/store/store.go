@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -31,10 +32,14 @@ type Store struct {
 	// queue in Go instead of failing with SQLITE_BUSY.
 	wdb *sql.DB
 	// observe, when set, receives each statement's latency (observe.go).
-	observe func(op string, d time.Duration)
+	// Atomic: the title indexer may write while the server sets it.
+	observe atomic.Pointer[func(op string, d time.Duration)]
 	// writer groups concurrent write transactions into one commit on
 	// SQLite (groupcommit.go); nil on PostgreSQL.
 	writer *groupWriter
+	// titles keeps the SQLite title index behind the table
+	// (titleindex.go); nil on PostgreSQL.
+	titles *titleIndexer
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
 	// Now is the clock (time.Now when nil): the same one the APIs use,
@@ -128,6 +133,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	rdb.SetMaxIdleConns(sqliteReaders())
 	s := &Store{rdb: rdb, wdb: wdb}
 	s.writer = newGroupWriter(s)
+	s.titles = newTitleIndexer(s)
 	return s, nil
 }
 
@@ -140,12 +146,21 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 // of 70-72 MB (docs/performance.md, "Memory").
 func sqliteReaders() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
-// Close closes every connection.
+// Close indexes the classes' titles not yet in the title index (SQLite),
+// and closes every connection.
 func (s *Store) Close() error {
+	var err error
+	if s.titles != nil {
+		if e := s.titles.close(); e != nil {
+			err = fmt.Errorf("store: index class titles: %w", e)
+		}
+	}
 	if s.writer != nil {
 		s.writer.close()
 	}
-	err := s.wdb.Close()
+	if e := s.wdb.Close(); err == nil {
+		err = e
+	}
 	if s.rdb != s.wdb {
 		if e := s.rdb.Close(); err == nil {
 			err = e
@@ -183,6 +198,15 @@ type db struct {
 	// inside a group commit, where an interrupted statement would roll
 	// back the other callers' work (groupcommit.go).
 	detached bool
+	// uninterrupted runs a statement whose context is still live when it
+	// starts without that context's cancellation: set on SQLite's read
+	// connections. With a context that can end, database/sql and the SQLite
+	// driver each start a goroutine per statement to watch it: about a
+	// fifth of a point read's allocations (docs/performance.md, fourth
+	// pass).
+	// A read of SQLite is a page or a few rows and ends in milliseconds; a
+	// context that ended before the statement still stops it.
+	uninterrupted bool
 }
 
 // now is the store's clock (see Store.now).
@@ -203,9 +227,9 @@ func (d db) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return d.r.QueryRowContext(d.ctx(ctx), rebind(q, d.pg), args...)
 }
 
-// ctx is the context statements run with (see detached).
+// ctx is the context statements run with (see detached, uninterrupted).
 func (d db) ctx(ctx context.Context) context.Context {
-	if d.detached {
+	if d.detached || d.uninterrupted && ctx.Err() == nil {
 		return context.WithoutCancel(ctx)
 	}
 	return ctx
@@ -235,8 +259,16 @@ func (d db) exists(ctx context.Context, q string, args ...any) (bool, error) {
 	return err == nil, err
 }
 
+// on returns a handle running statements on r, with the store's dialect
+// and query observer.
+func (s *Store) on(r runner) db { return db{r: r, pg: s.pg, obs: s.observer(), s: s} }
+
 // read returns a handle for reads outside a transaction.
-func (s *Store) read() db { return db{r: s.rdb, pg: s.pg, obs: s.observe, s: s} }
+func (s *Store) read() db {
+	d := s.on(s.rdb)
+	d.uninterrupted = !s.pg
+	return d
+}
 
 // tx runs fn in a write transaction, committing if fn returns nil. On
 // SQLite, fn may share the transaction and its commit with other callers'
@@ -250,7 +282,7 @@ func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(db{r: t, pg: s.pg, obs: s.observe, s: s}); err != nil {
+	if err := fn(s.on(t)); err != nil {
 		t.Rollback()
 		return err
 	}

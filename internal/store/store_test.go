@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 func TestLiveClassRoundTrip(t *testing.T) {
@@ -43,6 +45,34 @@ func TestLiveClassRoundTrip(t *testing.T) {
 			}
 			if _, err := st.LiveClass(ctx, d.ID, c.ID); !lms.IsNotFound(err) {
 				t.Fatalf("deleted class still there: %v", err)
+			}
+		})
+	}
+}
+
+// A read whose context has already ended is not run, on both databases
+// (on SQLite reads run without their context's cancellation once started;
+// store.go, uninterrupted).
+func TestReadWithEndedContext(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := createClasses(t, st, d.ID, nil, "Algebra")[0]
+			if _, err := st.LiveClass(ctx, d.ID, id); err != nil {
+				t.Fatalf("live context: %v", err)
+			}
+			ended, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := st.LiveClass(ended, d.ID, id); !errors.Is(err, context.Canceled) {
+				t.Errorf("point read with an ended context: %v, want context.Canceled", err)
+			}
+			if _, _, err := st.ListLiveClasses(ended, d.ID, store.ClassFilter{}, store.Page{Limit: 10}); !errors.Is(err, context.Canceled) {
+				t.Errorf("page with an ended context: %v, want context.Canceled", err)
 			}
 		})
 	}

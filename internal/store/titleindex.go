@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The SQLite title index is kept behind the table (migration 0038): new
+// classes are left out of it, and the indexer adds them in batches, so
+// creating a class does not write an FTS5 segment of its own (FTS5 writes
+// one at every savepoint release, and the group writer gives each write a
+// savepoint). A search reads the domain's rows not yet indexed by id
+// range (ListLiveClasses), so its results do not depend on how far the
+// indexer has got.
+//
+// The indexer runs a pass when titleIndexAfter classes have been created
+// since the last pass began, titleIndexDelay after the first of them if
+// there are fewer, and at Close. A pass indexes every row above
+// indexed_upto, at most titleIndexBatch rows per write transaction,
+// through the store's single writer (s.tx), so it is serialized with the
+// triggers and never holds the writer long.
+//
+// It wakes only on a class creation (wrote), at the end of Migrate when
+// a process stopped before indexing some classes (resumeTitleIndex), and
+// at Close: a store that is not written to does nothing in the
+// background.
+
+const (
+	// titleIndexAfter is how many created classes start a pass at once.
+	// It bounds the rows a search reads without the index, at about 2 µs
+	// each (the folded LIKE calls into Go): 256 of them doubled a search
+	// of 2,000 classes (0.6 to 1.1-1.35 ms, BenchmarkListLiveClasses), while
+	// passes of 64 rows instead of 256 did not change the cost of creating
+	// a class beyond the benchmark's noise (BenchmarkCreateLiveClass).
+	titleIndexAfter = 64
+	// titleIndexDelay is how long after the first class created since
+	// the last pass the next one runs, however few there were.
+	titleIndexDelay = time.Second
+	// titleIndexBatch bounds the rows indexed in one write transaction:
+	// about 20 ms of the writer at 200,000 classes.
+	titleIndexBatch = 1000
+)
+
+// titleIndexer indexes the live classes' titles behind the table.
+type titleIndexer struct {
+	s *Store
+	// pending counts the classes created since the last pass began.
+	pending atomic.Int64
+	kick    chan struct{} // capacity 1: a pass may be due
+	stop    chan struct{} // closed by close
+	done    chan struct{} // closed when loop has returned
+	once    sync.Once
+	err     error // the last pass's, read by close after done
+}
+
+func newTitleIndexer(s *Store) *titleIndexer {
+	x := &titleIndexer{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go x.loop()
+	return x
+}
+
+// wrote notes that n live classes were created (committed). It is cheap:
+// the indexer goroutine is woken only by the first write after a pass
+// and by the one that makes titleIndexAfter.
+func (x *titleIndexer) wrote(n int64) {
+	if x == nil || n <= 0 {
+		return
+	}
+	after := x.pending.Add(n)
+	before := after - n
+	if before == 0 || (before < titleIndexAfter && after >= titleIndexAfter) {
+		select {
+		case x.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// close runs a last pass, if classes were created since the last one,
+// and stops the indexer. It returns that pass's error, if any.
+func (x *titleIndexer) close() error {
+	x.once.Do(func() { close(x.stop) })
+	<-x.done
+	return x.err
+}
+
+func (x *titleIndexer) loop() {
+	defer close(x.done)
+	var due <-chan time.Time // the delayed pass, when one is waiting
+	pass := func() {
+		due = nil
+		if x.err = x.pass(); x.err != nil {
+			due = time.After(titleIndexDelay) // try again
+		}
+	}
+	for {
+		select {
+		case <-x.kick:
+			if x.pending.Load() >= titleIndexAfter {
+				pass()
+			} else if due == nil {
+				due = time.After(titleIndexDelay)
+			}
+		case <-due:
+			pass()
+		case <-x.stop:
+			if x.pending.Load() > 0 {
+				x.err = x.pass()
+			}
+			return
+		}
+	}
+}
+
+// pass indexes every row above indexed_upto, one batch per transaction.
+func (x *titleIndexer) pass() error {
+	x.pending.Store(0)
+	ctx := context.Background()
+	for {
+		more, err := x.s.indexTitles(ctx, titleIndexBatch)
+		if err != nil {
+			x.pending.Add(1) // so that close tries again
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// resumeTitleIndex starts a pass when there are classes above
+// indexed_upto: those a process left when it stopped before indexing
+// them (killed, or held in a test).
+func (s *Store) resumeTitleIndex(ctx context.Context) error {
+	if s.titles == nil {
+		return nil
+	}
+	var upto, maxID int64
+	if err := s.read().queryRow(ctx, `SELECT indexed_upto, (SELECT COALESCE(MAX(id), 0) FROM live_classes)
+		FROM live_classes_title_state`).Scan(&upto, &maxID); err != nil {
+		return fmt.Errorf("title index state: %w", err)
+	}
+	s.titles.wrote(maxID - upto)
+	return nil
+}
+
+// indexTitles adds up to limit classes above indexed_upto to the title
+// index, in id order, and moves indexed_upto past them, in one write
+// transaction. more reports that it indexed limit rows: there may be more.
+func (s *Store) indexTitles(ctx context.Context, limit int) (more bool, err error) {
+	err = s.tx(ctx, func(tx db) error {
+		var from int64
+		if err := tx.queryRow(ctx, "SELECT indexed_upto FROM live_classes_title_state").Scan(&from); err != nil {
+			return err
+		}
+		var upto sql.NullInt64
+		var n int
+		if err := tx.queryRow(ctx, `SELECT MAX(id), COUNT(*) FROM (SELECT id FROM live_classes WHERE id > ? ORDER BY id LIMIT +?)`,
+			from, limit).Scan(&upto, &n); err != nil {
+			return err
+		}
+		if !upto.Valid {
+			more = false
+			return nil
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO live_classes_title (rowid, title)
+			SELECT id, title FROM live_classes WHERE id > ? AND id <= ? ORDER BY id`, from, upto.Int64); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, "UPDATE live_classes_title_state SET indexed_upto = ?", upto.Int64); err != nil {
+			return err
+		}
+		more = n == limit
+		return nil
+	})
+	return more, err
+}

@@ -1,0 +1,65 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// Migration 0038 starts with every existing class indexed: 0034's triggers
+// kept the index complete.
+func TestTitleIndexMigrationStartsComplete(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, Options{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.HoldTitleIndex()
+	// Back to the schema before 0038.
+	if _, err := s.wdb.ExecContext(ctx, `DROP TABLE live_classes_title_state;
+		DROP TRIGGER live_classes_title_ins; DROP TRIGGER live_classes_title_del; DROP TRIGGER live_classes_title_upd;
+		CREATE TRIGGER live_classes_title_ins AFTER INSERT ON live_classes BEGIN
+			INSERT INTO live_classes_title (rowid, title) VALUES (NEW.id, NEW.title);
+		END;
+		CREATE TRIGGER live_classes_title_del AFTER DELETE ON live_classes BEGIN
+			INSERT INTO live_classes_title (live_classes_title, rowid, title) VALUES ('delete', OLD.id, OLD.title);
+		END;
+		CREATE TRIGGER live_classes_title_upd AFTER UPDATE OF title ON live_classes BEGIN
+			INSERT INTO live_classes_title (live_classes_title, rowid, title) VALUES ('delete', OLD.id, OLD.title);
+			INSERT INTO live_classes_title (rowid, title) VALUES (NEW.id, NEW.title);
+		END;
+		DELETE FROM schema_migrations WHERE version = 38`); err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := s.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	var last int64
+	for _, title := range []string{"Algebra", "Geometry", "Élodie's class"} {
+		c, err := s.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
+			EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = c.ID
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	upto, maxID, err := s.ClassTitleIndexState(ctx)
+	if err != nil || upto != last || maxID != last {
+		t.Fatalf("after migrating: indexed_upto %d, highest id %d (%v), want %d", upto, maxID, err, last)
+	}
+	if err := s.CheckClassTitleIndex(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+}

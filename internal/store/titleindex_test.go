@@ -1,0 +1,377 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// On SQLite the title index is kept behind the table (migration 0038,
+// titleindex.go): classes above indexed_upto are not in it yet. A search
+// must give the same classes whatever the indexer's progress.
+
+// titleSearches are searched in the tests below: texts of 3 characters
+// and more use the index; shorter ones do not.
+var titleSearches = []string{"algebra", "ALGEBRA 1", "élodie", "geometry", "straße", "σίσυφος", "授業", "al", "xyz",
+	"class", "new", "renamed", "gebra 10"}
+
+// classTitles is a domain's classes by id, as the test expects them.
+type classTitles map[int64]string
+
+// checkSearches checks that each search finds, in domainID, the classes of
+// want whose lowered title contains the lowered text, in id order, with
+// their total.
+func checkSearches(t *testing.T, st *store.Store, domainID int64, want classTitles, when string) {
+	t.Helper()
+	ctx := context.Background()
+	ids := make([]int64, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, q := range titleSearches {
+		match := []int64{}
+		for _, id := range ids {
+			if strings.Contains(strings.ToLower(want[id]), strings.ToLower(q)) {
+				match = append(match, id)
+			}
+		}
+		got, total, err := st.ListLiveClasses(ctx, domainID, store.ClassFilter{Search: q}, store.Page{Limit: 1000})
+		if err != nil {
+			t.Fatalf("%s: search %q: %v", when, q, err)
+		}
+		gotIDs := idsOf(got, func(c lms.LiveClass) int64 { return c.ID })
+		if fmt.Sprint(gotIDs) != fmt.Sprint(match) || total != int64(len(match)) {
+			t.Errorf("%s: search %q: got %v (total %d), want %v", when, q, gotIDs, total, match)
+		}
+		// The count alone (a Limit of 0 lists every match).
+		all, total, err := st.ListLiveClasses(ctx, domainID, store.ClassFilter{Search: q}, store.Page{})
+		if err != nil || len(all) != len(match) || total != int64(len(match)) {
+			t.Errorf("%s: search %q, no limit: %d classes (total %d, %v), want %d", when, q, len(all), total, err, len(match))
+		}
+	}
+}
+
+func newClass(title string) lms.LiveClass {
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	return lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540, EndMinute: 600, TimezoneName: "UTC",
+		Currency: "usd", Published: 1, Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}}
+}
+
+func createClasses(t testing.TB, st *store.Store, domainID int64, want classTitles, titles ...string) []int64 {
+	t.Helper()
+	var ids []int64
+	for _, title := range titles {
+		c, err := st.CreateLiveClass(context.Background(), domainID, newClass(title))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want != nil {
+			want[c.ID] = title
+		}
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func renameClass(t testing.TB, st *store.Store, domainID, id int64, want classTitles, title string) {
+	t.Helper()
+	if _, err := st.EditLiveClass(context.Background(), domainID, id, func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+		c.Title = title
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want != nil {
+		want[id] = title
+	}
+}
+
+func deleteClass(t testing.TB, st *store.Store, domainID, id int64, want classTitles) {
+	t.Helper()
+	if err := st.DeleteLiveClass(context.Background(), domainID, id); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, id)
+}
+
+// checkIndex checks the SQLite title index against the table (see
+// CheckClassTitleIndex) and that indexed_upto is wantUpto, or the highest
+// class id when wantUpto is -1 (the index is complete).
+func checkIndex(t *testing.T, st *store.Store, wantUpto int64, when string) {
+	t.Helper()
+	ctx := context.Background()
+	upto, maxID, err := st.ClassTitleIndexState(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+	full := wantUpto == -1
+	if full {
+		wantUpto = maxID
+	}
+	if upto != wantUpto {
+		t.Errorf("%s: indexed_upto %d, want %d (highest id %d)", when, upto, wantUpto, maxID)
+	}
+	if err := st.CheckClassTitleIndex(ctx, full && upto == maxID); err != nil {
+		t.Errorf("%s: %v", when, err)
+	}
+}
+
+// openAt opens and migrates a store on b's database at url (PostgreSQL)
+// or in dir (SQLite), closed when t ends unless closed before.
+func openAt(t *testing.T, url, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{DatabaseURL: url, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestClassTitleSearchBehindTheIndex(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			sqlite := b.URL == ""
+			ctx := context.Background()
+			url, dir := apitest.IsolatedURL(t, b.URL), t.TempDir()
+			st := openAt(t, url, dir)
+			st.HoldTitleIndex()
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, _, err := st.CreateDomain(ctx, "B")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := classTitles{}
+			titles := []string{"Algebra 101", "ALGEBRA 102", "Linear algebra", "Élodie's class", "Straße", "ΣΊΣΥΦΟΣ",
+				"短い授業", "Al", "Geometry"}
+			// Indexed: the classes created before the pass.
+			indexed := createClasses(t, st, d.ID, want, titles...)
+			createClasses(t, st, other.ID, nil, titles...) // never found from domain A
+			if sqlite {
+				checkIndex(t, st, 0, "before any pass")
+				if err := st.IndexClassTitles(ctx, 4); err != nil {
+					t.Fatal(err)
+				}
+				checkIndex(t, st, -1, "after the first pass")
+			}
+			checkSearches(t, st, d.ID, want, "all indexed")
+
+			// Not indexed: created after the pass.
+			fresh := createClasses(t, st, d.ID, want, "New algebra 103", "new élodie", "A new class", "xy", "Σίσυφος new")
+			createClasses(t, st, other.ID, nil, "New algebra 103", "new élodie")
+			if sqlite {
+				upto, _, _ := st.ClassTitleIndexState(ctx)
+				checkIndex(t, st, upto, "with rows above indexed_upto")
+				if upto >= fresh[0] {
+					t.Fatalf("indexed_upto %d reaches the new classes (%v)", upto, fresh)
+				}
+			}
+			checkSearches(t, st, d.ID, want, "rows above indexed_upto")
+
+			// Renames and deletes on both sides of indexed_upto, and a
+			// rename to the same title.
+			renameClass(t, st, d.ID, indexed[0], want, "Renamed geometry")
+			renameClass(t, st, d.ID, indexed[2], want, want[indexed[2]])
+			renameClass(t, st, d.ID, fresh[0], want, "Renamed fresh algebra")
+			renameClass(t, st, d.ID, fresh[1], want, "NEW ÉLODIE renamed twice")
+			renameClass(t, st, d.ID, fresh[1], want, "new élodie renamed again")
+			deleteClass(t, st, d.ID, indexed[1], want)
+			deleteClass(t, st, d.ID, fresh[2], want)
+			if sqlite {
+				upto, _, _ := st.ClassTitleIndexState(ctx)
+				checkIndex(t, st, upto, "after renames and deletes")
+			}
+			checkSearches(t, st, d.ID, want, "after renames and deletes")
+
+			// The indexer catches up; the index then agrees with the
+			// table, and the same changes again on indexed rows.
+			if sqlite {
+				if err := st.IndexClassTitles(ctx, 2); err != nil {
+					t.Fatal(err)
+				}
+				checkIndex(t, st, -1, "caught up")
+			}
+			checkSearches(t, st, d.ID, want, "caught up")
+			renameClass(t, st, d.ID, fresh[0], want, "Algebra again")
+			deleteClass(t, st, d.ID, fresh[3], want)
+			if sqlite {
+				checkIndex(t, st, -1, "caught up, renamed and deleted")
+			}
+			checkSearches(t, st, d.ID, want, "caught up, renamed and deleted")
+
+			// Left behind at Close (the indexer is held): still found
+			// after reopening, and indexed by the next pass.
+			createClasses(t, st, d.ID, want, "Last algebra", "last class")
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			st = openAt(t, url, dir)
+			st.HoldTitleIndex()
+			checkSearches(t, st, d.ID, want, "reopened")
+			if sqlite {
+				if err := st.IndexClassTitles(ctx, 5000); err != nil {
+					t.Fatal(err)
+				}
+				checkIndex(t, st, -1, "reopened, caught up")
+			}
+			checkSearches(t, st, d.ID, want, "reopened, caught up")
+		})
+	}
+}
+
+// The indexer runs by itself: after many classes at once, a second after
+// a few, and at Close.
+func TestClassTitleIndexerCatchesUp(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openAt(t, "", dir)
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := classTitles{}
+	titles := make([]string, 300)
+	for i := range titles {
+		titles[i] = fmt.Sprintf("Class %d", i)
+	}
+	createClasses(t, st, d.ID, want, titles...)
+	waitIndexed(t, st, "after 300 classes", 5*time.Second)
+	createClasses(t, st, d.ID, want, "Algebra", "Geometry")
+	waitIndexed(t, st, "after 2 classes", 5*time.Second)
+
+	createClasses(t, st, d.ID, want, "Algebra at close", "new class at close")
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	st.HoldTitleIndex()
+	checkIndex(t, st, -1, "after Close")
+	checkSearches(t, st, d.ID, want, "after Close")
+}
+
+// Concurrent creates, renames, deletes and searches with the indexer
+// running (run with -race): searches see every committed class, and the
+// index ends up agreeing with the table.
+func TestClassTitleIndexerConcurrent(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openAt(t, "", dir)
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers, perWriter = 8, 80
+	var mu sync.Mutex
+	want := classTitles{}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+2)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				title := fmt.Sprintf("Writer %d class %d", w, i)
+				c, err := st.CreateLiveClass(ctx, d.ID, newClass(title))
+				if err != nil {
+					errs <- err
+					return
+				}
+				// A search right after the commit finds the class,
+				// indexed or not.
+				got, _, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: title}, store.Page{Limit: 10})
+				if err != nil || len(got) != 1 || got[0].ID != c.ID {
+					errs <- fmt.Errorf("search %q right after creating it: %d classes, %v", title, len(got), err)
+					return
+				}
+				switch i % 10 {
+				case 3:
+					title = fmt.Sprintf("Renamed writer %d class %d", w, i)
+					if _, err := st.EditLiveClass(ctx, d.ID, c.ID, func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+						c.Title = title
+						return nil, nil
+					}); err != nil {
+						errs <- err
+						return
+					}
+				case 7:
+					if err := st.DeleteLiveClass(ctx, d.ID, c.ID); err != nil {
+						errs <- err
+						return
+					}
+					continue
+				}
+				mu.Lock()
+				want[c.ID] = title
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	checkSearches(t, st, d.ID, want, "after the writers")
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	st.HoldTitleIndex()
+	checkIndex(t, st, -1, "reopened")
+	checkSearches(t, st, d.ID, want, "reopened")
+}
+
+// Classes a stopped process left out of the index are indexed once the
+// next process has migrated, without waiting for a class to be created.
+func TestClassTitleIndexResumesAfterRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openAt(t, "", dir)
+	st.HoldTitleIndex() // as a process killed before its pass
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := classTitles{}
+	createClasses(t, st, d.ID, want, "Algebra", "Geometry", "History")
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	waitIndexed(t, st, "resumed", 5*time.Second)
+	checkSearches(t, st, d.ID, want, "resumed")
+}
+
+// waitIndexed waits until the indexer has indexed every class, then
+// checks the index (checkIndex); it fails after within.
+func waitIndexed(t *testing.T, st *store.Store, when string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		upto, maxID, err := st.ClassTitleIndexState(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if upto == maxID {
+			checkIndex(t, st, -1, when)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: indexed_upto %d, highest id %d after %v", when, upto, maxID, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
