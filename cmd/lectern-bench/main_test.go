@@ -193,3 +193,18 @@ func TestListclassLastFollowsTheTotal(t *testing.T) {
 		t.Errorf("%d of %d last-page requests were not for the last page, first: %s", len(wrong), len(asked), wrong[0])
 	}
 }
+
+func TestRatio(t *testing.T) {
+	for _, c := range []struct{ rate, base, want float64 }{
+		{15000, 30000, 0.5},
+		{20, 30000, 0.0006667}, // was rounded to 0.001 decimals, then to 0
+		{1, 50000, 0.00002},
+		{12345, 10000, 1.235},
+		{0, 30000, 0},
+		{10, 0, 0},
+	} {
+		if got := ratio(c.rate, c.base); got != c.want {
+			t.Errorf("ratio(%v, %v) = %v, want %v", c.rate, c.base, got, c.want)
+		}
+	}
+}
