@@ -93,7 +93,9 @@ describe('in-class quiz', () => {
   }, { timeout: 120_000 });
 
   it('teacher launches an attached test; students answer by keyboard; tally, close, aggregate for all', { timeout: 120_000 }, async () => {
-    assert.equal(await bob.page.evaluate(() => document.documentElement.dir), 'rtl');
+    // The Arabic catalogue loads after the page has joined (a separate
+    // chunk); until then the page is in English, left to right.
+    await bob.page.waitForFunction(() => document.documentElement.dir === 'rtl', null, { timeout: 10_000 });
     // Students see no launch form; the teacher sees both attached tests.
     assert.equal(await ann.page.locator('#quiz-launch').count(), 0);
     const tests = await teacher.page.locator('#quiz-test option').allTextContents();
