@@ -83,3 +83,15 @@ func BenchmarkGetClassLaunch(b *testing.B) {
 		benchVC(b, client, e, "getclasslaunch", params)
 	}
 }
+
+func BenchmarkGetClass(b *testing.B) {
+	e := apitest.Start(b, apitest.Backend{Name: "sqlite"})
+	c := makeClass(b, e, e.Domain, "Get", start)
+	e.Clock.Set(start)
+	client := &http.Client{}
+	params := vals("class_id", itoa(c.ID))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		benchVC(b, client, e, "getclass", params)
+	}
+}

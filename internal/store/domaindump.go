@@ -477,100 +477,105 @@ func (s *Store) ImportDomain(ctx context.Context, rows []DumpRow) (ImportResult,
 			return fmt.Errorf("import the domain: %w", err)
 		}
 
-		last := -1
-		for n, r := range rows[1:] {
-			t, ok := tables[r.Table]
-			if !ok {
-				return fmt.Errorf("domain import: line %d: table %q is not domain data on this server", n+3, r.Table)
-			}
-			if order[r.Table] < last {
-				return fmt.Errorf("domain import: line %d: %s comes after the tables it references", n+3, r.Table)
-			}
-			last = order[r.Table]
-			known := map[string]bool{}
-			for _, c := range t.Columns {
-				known[c.Name] = true
-			}
-			for c := range r.Row {
-				if !known[c] {
-					return fmt.Errorf("domain import: line %d: %s has no column %q on this server", n+3, r.Table, c)
-				}
-			}
-			var oldID int64
-			cols, vals := []string{}, []any{}
-			var later []fixup
-			for _, c := range t.Columns {
-				raw, ok := r.Row[c.Name]
+		// The counters are written once at the end (one update of the
+		// same counter row per inserted row made PostgreSQL's import
+		// time grow as the square of the rows).
+		return withoutCountTriggers(ctx, tx, res.DomainID, func() error {
+			last := -1
+			for n, r := range rows[1:] {
+				t, ok := tables[r.Table]
 				if !ok {
-					continue
+					return fmt.Errorf("domain import: line %d: table %q is not domain data on this server", n+3, r.Table)
 				}
-				v := jsonValue(raw)
-				switch {
-				case c.Name == "id" && t.HasID:
-					oldID = asInt(v)
-					continue
-				case c.Name == "domain_id":
-					v = res.DomainID
-				case c.Ref == NotRef || c.Ref == "" || v == nil:
-				case c.FK:
-					nv, ok := ids[c.Ref][asInt(v)]
+				if order[r.Table] < last {
+					return fmt.Errorf("domain import: line %d: %s comes after the tables it references", n+3, r.Table)
+				}
+				last = order[r.Table]
+				known := map[string]bool{}
+				for _, c := range t.Columns {
+					known[c.Name] = true
+				}
+				for c := range r.Row {
+					if !known[c] {
+						return fmt.Errorf("domain import: line %d: %s has no column %q on this server", n+3, r.Table, c)
+					}
+				}
+				var oldID int64
+				cols, vals := []string{}, []any{}
+				var later []fixup
+				for _, c := range t.Columns {
+					raw, ok := r.Row[c.Name]
 					if !ok {
-						return fmt.Errorf("domain import: line %d: %s.%s names %s %v, which is not in the export", n+3, r.Table, c.Name, c.Ref, v)
+						continue
 					}
-					v = nv
-				default: // a soft reference
-					target := c.Ref
-					if target == KindRef {
-						target = kindTables[fmt.Sprint(jsonValue(r.Row["item_kind"]))]
-					}
-					old := asInt(v)
-					if old == 0 || target == "" {
-						break
-					}
-					if nv, ok := ids[target][old]; ok {
+					v := jsonValue(raw)
+					switch {
+					case c.Name == "id" && t.HasID:
+						oldID = asInt(v)
+						continue
+					case c.Name == "domain_id":
+						v = res.DomainID
+					case c.Ref == NotRef || c.Ref == "" || v == nil:
+					case c.FK:
+						nv, ok := ids[c.Ref][asInt(v)]
+						if !ok {
+							return fmt.Errorf("domain import: line %d: %s.%s names %s %v, which is not in the export", n+3, r.Table, c.Name, c.Ref, v)
+						}
 						v = nv
-					} else if order[target] >= order[r.Table] {
-						later = append(later, fixup{table: r.Table, col: c.Name, target: target, old: old})
-						v = int64(0)
-					} else {
-						v, res.Dangling = int64(0), res.Dangling+1
+					default: // a soft reference
+						target := c.Ref
+						if target == KindRef {
+							target = kindTables[fmt.Sprint(jsonValue(r.Row["item_kind"]))]
+						}
+						old := asInt(v)
+						if old == 0 || target == "" {
+							break
+						}
+						if nv, ok := ids[target][old]; ok {
+							v = nv
+						} else if order[target] >= order[r.Table] {
+							later = append(later, fixup{table: r.Table, col: c.Name, target: target, old: old})
+							v = int64(0)
+						} else {
+							v, res.Dangling = int64(0), res.Dangling+1
+						}
 					}
+					cols, vals = append(cols, c.Name), append(vals, v)
 				}
-				cols, vals = append(cols, c.Name), append(vals, v)
-			}
-			q := "INSERT INTO " + r.Table + " (" + quoteCols(cols) + ") VALUES (" + placeholders(len(cols)) + ")"
-			if !t.HasID {
-				if _, err := tx.exec(ctx, q, vals...); err != nil {
+				q := "INSERT INTO " + r.Table + " (" + quoteCols(cols) + ") VALUES (" + placeholders(len(cols)) + ")"
+				if !t.HasID {
+					if _, err := tx.exec(ctx, q, vals...); err != nil {
+						return fmt.Errorf("domain import: line %d (%s): %w", n+3, r.Table, err)
+					}
+					res.Rows++
+					continue
+				}
+				id, err := tx.insert(ctx, q, vals...)
+				if err != nil {
 					return fmt.Errorf("domain import: line %d (%s): %w", n+3, r.Table, err)
 				}
+				if ids[r.Table] == nil {
+					ids[r.Table] = map[int64]int64{}
+				}
+				ids[r.Table][oldID] = id
+				for _, f := range later {
+					f.id = id
+					fixups = append(fixups, f)
+				}
 				res.Rows++
-				continue
 			}
-			id, err := tx.insert(ctx, q, vals...)
-			if err != nil {
-				return fmt.Errorf("domain import: line %d (%s): %w", n+3, r.Table, err)
+			for _, f := range fixups {
+				nv, ok := ids[f.target][f.old]
+				if !ok {
+					res.Dangling++
+					continue
+				}
+				if _, err := tx.exec(ctx, "UPDATE "+f.table+` SET "`+f.col+`" = ? WHERE id = ?`, nv, f.id); err != nil {
+					return err
+				}
 			}
-			if ids[r.Table] == nil {
-				ids[r.Table] = map[int64]int64{}
-			}
-			ids[r.Table][oldID] = id
-			for _, f := range later {
-				f.id = id
-				fixups = append(fixups, f)
-			}
-			res.Rows++
-		}
-		for _, f := range fixups {
-			nv, ok := ids[f.target][f.old]
-			if !ok {
-				res.Dangling++
-				continue
-			}
-			if _, err := tx.exec(ctx, "UPDATE "+f.table+` SET "`+f.col+`" = ? WHERE id = ?`, nv, f.id); err != nil {
-				return err
-			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return ImportResult{}, err

@@ -2,9 +2,12 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // TestDomainDumpPlanCoversSchema fails when the schema gains a table the
@@ -37,4 +40,83 @@ func TestDomainDumpPlanCoversSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestImportDomainCounts checks the listing totals of an imported domain,
+// which the import writes itself on PostgreSQL with the counter triggers
+// off (migration 0039): with the triggers still on they would count the
+// rows twice, without the import's own counts they would be 0. A user
+// created afterwards must count again.
+func TestImportDomainCounts(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			src, _, err := st.CreateDomain(ctx, "Source")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				if _, err := st.CreateUser(ctx, src.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
+					t.Fatal(err)
+				}
+				if i < 3 {
+					if _, err := st.CreateCourse(ctx, src.ID, lms.Course{Name: fmt.Sprintf("Course %d", i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c := newClass(fmt.Sprintf("Class %d", i))
+				c.Published = i % 2
+				if _, err := st.CreateLiveClass(ctx, src.ID, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var rows []store.DumpRow
+			if err := st.ExportDomain(ctx, src.ID, func(r store.DumpRow) error {
+				rows = append(rows, r)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := st.ImportDomain(ctx, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := [4]int64{5, 3, 5, 2}
+			for _, id := range []int64{src.ID, res.DomainID} {
+				if got := listTotals(t, st, id); got != want {
+					t.Errorf("domain %d: totals (users, courses, classes, published classes) %v, want %v", id, got, want)
+				}
+			}
+			if _, err := st.CreateUser(ctx, res.DomainID, lms.User{Name: "N", Username: "n", Email: "new@example.com"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := listTotals(t, st, res.DomainID); got[0] != 6 {
+				t.Errorf("after a new user, the imported domain counts %d users, want 6", got[0])
+			}
+		})
+	}
+}
+
+// listTotals returns the totals of the domain's unfiltered listings:
+// users, courses, live classes and published live classes.
+func listTotals(t *testing.T, st *store.Store, domainID int64) [4]int64 {
+	t.Helper()
+	ctx := context.Background()
+	var n [4]int64
+	var err error
+	one := store.Page{Limit: 1}
+	if _, n[0], err = st.ListUsers(ctx, domainID, store.UserFilter{}, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[1], err = st.ListCourseNames(ctx, domainID, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[2], err = st.ListLiveClasses(ctx, domainID, store.ClassFilter{}, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[3], err = st.ListLiveClasses(ctx, domainID, store.ClassFilter{PublishedOnly: true}, one); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -28,6 +28,36 @@ func rowCount(ctx context.Context, d db, domainID int64, kind string) (int64, er
 	return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
 }
 
+// withoutCountTriggers runs fn, which inserts a new domain's rows, in tx
+// with the PostgreSQL counter triggers off (migration 0039), then writes
+// the domain's counters from its rows. The domain must have no counters
+// yet. On SQLite it only runs fn: its triggers cost the same per row
+// however many rows a transaction inserts.
+func withoutCountTriggers(ctx context.Context, tx db, domainID int64, fn func() error) error {
+	if !tx.pg {
+		return fn()
+	}
+	if _, err := tx.exec(ctx, "SET LOCAL lectern.row_counts = 'off'"); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	for _, c := range []struct{ kind, from string }{
+		{countUsers, "users WHERE domain_id = ?"},
+		{countCourses, "courses WHERE domain_id = ?"},
+		{countLiveClasses, "live_classes WHERE domain_id = ?"},
+		{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1"},
+	} {
+		if _, err := tx.exec(ctx, "INSERT INTO row_counts (domain_id, kind, shard, n) SELECT ?, ?, 0, COUNT(*) FROM "+c.from,
+			domainID, c.kind, domainID); err != nil {
+			return err
+		}
+	}
+	_, err := tx.exec(ctx, "SET LOCAL lectern.row_counts = 'on'")
+	return err
+}
+
 // page describes one page of a domain's rows of table, in id order, when
 // the number of all of them (total) is known. filter, with args, narrows
 // the rows further (" AND published = 1").
