@@ -103,6 +103,30 @@ func TestFormatClock(t *testing.T) {
 	}
 }
 
+func TestFormat24(t *testing.T) {
+	for min, want := range map[int]string{0: "00:00", 570: "09:30", 1035: "17:15", 1439: "23:59", -60: "23:00"} {
+		if got := Format24(min); got != want {
+			t.Errorf("Format24(%d) = %q, want %q", min, got, want)
+		}
+	}
+}
+
+func TestDiffTime(t *testing.T) {
+	jan := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ iana, want string }{
+		{"UTC", "+00:00"}, {"Asia/Kolkata", "+05:30"}, {"America/St_Johns", "-03:30"},
+		{"America/New_York", "-05:00"}, {"Pacific/Kiritimati", "+14:00"},
+	} {
+		loc, err := time.LoadLocation(c.iana)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (Zone{Loc: loc}).DiffTime(jan); got != c.want {
+			t.Errorf("DiffTime in %s = %q, want %q", c.iana, got, c.want)
+		}
+	}
+}
+
 func TestParseDateAndHMS(t *testing.T) {
 	for in, ok := range map[string]bool{"2024-02-29": true, "2023-02-29": false, "2026-13-01": false, "2026-1-5": false, "": false, "2026-11-22": true} {
 		if _, err := ParseDate(in); (err == nil) != ok {

@@ -208,9 +208,9 @@ var otherZones sync.Map
 // DiffTime formats the zone's offset from UTC at t as "+05:30".
 func (z Zone) DiffTime(t time.Time) string {
 	_, off := t.In(z.Loc).Zone()
-	sign := "+"
+	sign := byte('+')
 	if off < 0 {
-		sign, off = "-", -off
+		sign, off = '-', -off
 	}
-	return fmt.Sprintf("%s%02d:%02d", sign, off/3600, off%3600/60)
+	return string(appendHM([]byte{sign}, off/3600, off%3600/60))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -109,5 +110,23 @@ func BenchmarkAppendJSONClassPage(b *testing.B) {
 		if _, err := AppendJSON(make([]byte, 0, 1024), body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A *string from Strings is written as the string it points to, in JSON
+// and in XML, also after an append outgrew the capacity.
+func TestStringsValues(t *testing.T) {
+	s := make(Strings, 0, 1)
+	o := Obj{{"a", s.Value("x<y")}, {"b", s.Value("two")}, {"n", int64(3)}}
+	b, err := AppendJSON(nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"a":"x\u003cy","b":"two","n":3}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	x := string(XMLBody(Records("class", []Obj{o}, "", "")))
+	if !strings.Contains(x, "<class><a>x&lt;y</a><b>two</b><n>3</n></class>") {
+		t.Errorf("XML %s", x)
 	}
 }
