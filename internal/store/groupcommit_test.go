@@ -12,7 +12,9 @@ import (
 // Group commit is SQLite's (PostgreSQL runs each transaction on its own
 // connection), so these tests open SQLite stores.
 
-func openGroupStore(t *testing.T) (*Store, int64) {
+// openSQLiteStore opens a migrated SQLite store in a new directory,
+// closed when the test ends.
+func openSQLiteStore(t *testing.T) *Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := Open(ctx, Options{DataDir: t.TempDir()})
@@ -23,7 +25,13 @@ func openGroupStore(t *testing.T) (*Store, int64) {
 	if _, err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := st.CreateDomain(ctx, "A")
+	return st
+}
+
+func openGroupStore(t *testing.T) (*Store, int64) {
+	t.Helper()
+	st := openSQLiteStore(t)
+	d, _, err := st.CreateDomain(context.Background(), "A")
 	if err != nil {
 		t.Fatal(err)
 	}

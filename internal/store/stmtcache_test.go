@@ -20,14 +20,7 @@ import (
 // statement, and concurrent writers and readers finish with every row.
 func TestSQLiteStatementCacheInTransactionsAndNestedQueries(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openSQLiteStore(t)
 	d, _, err := s.CreateDomain(ctx, "A")
 	if err != nil {
 		t.Fatal(err)

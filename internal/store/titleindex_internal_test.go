@@ -12,14 +12,7 @@ import (
 // kept the index complete.
 func TestTitleIndexMigrationStartsComplete(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openSQLiteStore(t)
 	s.HoldTitleIndex()
 	// Back to the schema before 0038.
 	if _, err := s.wdb.ExecContext(ctx, `DROP TABLE live_classes_title_state;

@@ -140,6 +140,30 @@ func openAt(t *testing.T, url, dir string) *store.Store {
 	return st
 }
 
+// checkReopened closes st, opens dir again with the indexer held, and
+// checks that the index is complete and agrees with the searches.
+func checkReopened(t *testing.T, st *store.Store, dir string, domainID int64, want classTitles, when string) {
+	t.Helper()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	st.HoldTitleIndex()
+	checkIndex(t, st, -1, when)
+	checkSearches(t, st, domainID, want, when)
+}
+
+// sqliteDomain opens a SQLite store in dir and creates a domain in it.
+func sqliteDomain(t *testing.T, dir string) (*store.Store, store.Domain) {
+	t.Helper()
+	st := openAt(t, "", dir)
+	d, _, err := st.CreateDomain(context.Background(), "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, d
+}
+
 func TestClassTitleSearchBehindTheIndex(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -237,13 +261,8 @@ func TestClassTitleSearchBehindTheIndex(t *testing.T) {
 // The indexer runs by itself: after many classes at once, a second after
 // a few, and at Close.
 func TestClassTitleIndexerCatchesUp(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	st := openAt(t, "", dir)
-	d, _, err := st.CreateDomain(ctx, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, d := sqliteDomain(t, dir)
 	want := classTitles{}
 	titles := make([]string, 300)
 	for i := range titles {
@@ -255,13 +274,7 @@ func TestClassTitleIndexerCatchesUp(t *testing.T) {
 	waitIndexed(t, st, "after 2 classes", 5*time.Second)
 
 	createClasses(t, st, d.ID, want, "Algebra at close", "new class at close")
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st = openAt(t, "", dir)
-	st.HoldTitleIndex()
-	checkIndex(t, st, -1, "after Close")
-	checkSearches(t, st, d.ID, want, "after Close")
+	checkReopened(t, st, dir, d.ID, want, "after Close")
 }
 
 // Concurrent creates, renames, deletes and searches with the indexer
@@ -270,11 +283,7 @@ func TestClassTitleIndexerCatchesUp(t *testing.T) {
 func TestClassTitleIndexerConcurrent(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := openAt(t, "", dir)
-	d, _, err := st.CreateDomain(ctx, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, d := sqliteDomain(t, dir)
 	const writers, perWriter = 8, 80
 	var mu sync.Mutex
 	want := classTitles{}
@@ -325,26 +334,15 @@ func TestClassTitleIndexerConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 	checkSearches(t, st, d.ID, want, "after the writers")
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st = openAt(t, "", dir)
-	st.HoldTitleIndex()
-	checkIndex(t, st, -1, "reopened")
-	checkSearches(t, st, d.ID, want, "reopened")
+	checkReopened(t, st, dir, d.ID, want, "reopened")
 }
 
 // Classes a stopped process left out of the index are indexed once the
 // next process has migrated, without waiting for a class to be created.
 func TestClassTitleIndexResumesAfterRestart(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	st := openAt(t, "", dir)
+	st, d := sqliteDomain(t, dir)
 	st.HoldTitleIndex() // as a process killed before its pass
-	d, _, err := st.CreateDomain(ctx, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := classTitles{}
 	createClasses(t, st, d.ID, want, "Algebra", "Geometry", "History")
 	if err := st.Close(); err != nil {
