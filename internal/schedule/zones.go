@@ -212,5 +212,5 @@ func (z Zone) DiffTime(t time.Time) string {
 	if off < 0 {
 		sign, off = '-', -off
 	}
-	return string(appendHM([]byte{sign}, off/3600, off%3600/60))
+	return string(appendHM(append(make([]byte, 0, 6), sign), off/3600, off%3600/60))
 }

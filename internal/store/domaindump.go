@@ -415,173 +415,204 @@ type ImportResult struct {
 // along, so the domain's keys keep working, unless another domain here
 // has them.
 func (s *Store) ImportDomain(ctx context.Context, rows []DumpRow) (ImportResult, error) {
-	var res ImportResult
 	p, err := s.DomainDumpPlan(ctx)
 	if err != nil {
-		return res, err
+		return ImportResult{}, err
 	}
 	if err := p.check(); err != nil {
-		return res, err
+		return ImportResult{}, err
 	}
 	if len(rows) == 0 || rows[0].Table != "domains" {
-		return res, fmt.Errorf("domain import: the first row must be the domain's")
+		return ImportResult{}, fmt.Errorf("domain import: the first row must be the domain's")
 	}
-	tables := map[string]DumpTable{}
-	order := map[string]int{}
+	im := &domainImport{tables: map[string]DumpTable{}, order: map[string]int{}, ids: map[string]map[int64]int64{}, last: -1}
 	for i, t := range p.Tables {
-		tables[t.Name] = t
-		order[t.Name] = i
+		im.tables[t.Name] = t
+		im.order[t.Name] = i
 	}
-	ids := map[string]map[int64]int64{} // table -> old id -> new id
-	type fixup struct {
-		table, col, target string
-		id, old            int64
-	}
-	var fixups []fixup
 	err = s.tx(ctx, func(tx db) error {
-		// The domain.
-		dom := rows[0].Row
-		cols, vals := []string{}, []any{}
-		for _, c := range p.DomainColumns {
-			v, ok := dom[c]
-			if c == "id" || !ok {
-				continue
-			}
-			cols, vals = append(cols, c), append(vals, jsonValue(v))
-		}
-		taken, err := tx.exists(ctx, "SELECT 1 FROM domains WHERE lms_key_hash = ? OR classroom_key_hash = ?", jsonValue(dom["lms_key_hash"]), jsonValue(dom["classroom_key_hash"]))
-		if err != nil {
+		if err := im.insertDomain(ctx, tx, p.DomainColumns, rows[0].Row); err != nil {
 			return err
 		}
-		if taken {
-			res.NewKeys = Keys{LMS: newKey("lk_"), Classroom: newKey("ck_")}
-		}
-		for i, c := range cols {
-			switch {
-			case c == "lms_key_hash" && taken:
-				vals[i] = hashKey(res.NewKeys.LMS)
-			case c == "classroom_key_hash" && taken:
-				vals[i] = hashKey(res.NewKeys.Classroom)
-			case c == "learn_host" && vals[i] != nil && vals[i] != "":
-				used, err := tx.exists(ctx, "SELECT 1 FROM domains WHERE learn_host = ?", vals[i])
-				if err != nil {
-					return err
-				}
-				if used {
-					vals[i], res.LearnHostCleared = nil, true
-				}
-			}
-		}
-		res.DomainID, err = tx.insert(ctx, "INSERT INTO domains ("+quoteCols(cols)+") VALUES ("+placeholders(len(cols))+")", vals...)
-		if err != nil {
-			return fmt.Errorf("import the domain: %w", err)
-		}
-
 		// The counters are written once at the end (one update of the
 		// same counter row per inserted row made PostgreSQL's import
 		// time grow as the square of the rows).
-		return withoutCountTriggers(ctx, tx, res.DomainID, func() error {
-			last := -1
+		return withoutCountTriggers(ctx, tx, im.res.DomainID, func() error {
 			for n, r := range rows[1:] {
-				t, ok := tables[r.Table]
-				if !ok {
-					return fmt.Errorf("domain import: line %d: table %q is not domain data on this server", n+3, r.Table)
-				}
-				if order[r.Table] < last {
-					return fmt.Errorf("domain import: line %d: %s comes after the tables it references", n+3, r.Table)
-				}
-				last = order[r.Table]
-				known := map[string]bool{}
-				for _, c := range t.Columns {
-					known[c.Name] = true
-				}
-				for c := range r.Row {
-					if !known[c] {
-						return fmt.Errorf("domain import: line %d: %s has no column %q on this server", n+3, r.Table, c)
-					}
-				}
-				var oldID int64
-				cols, vals := []string{}, []any{}
-				var later []fixup
-				for _, c := range t.Columns {
-					raw, ok := r.Row[c.Name]
-					if !ok {
-						continue
-					}
-					v := jsonValue(raw)
-					switch {
-					case c.Name == "id" && t.HasID:
-						oldID = asInt(v)
-						continue
-					case c.Name == "domain_id":
-						v = res.DomainID
-					case c.Ref == NotRef || c.Ref == "" || v == nil:
-					case c.FK:
-						nv, ok := ids[c.Ref][asInt(v)]
-						if !ok {
-							return fmt.Errorf("domain import: line %d: %s.%s names %s %v, which is not in the export", n+3, r.Table, c.Name, c.Ref, v)
-						}
-						v = nv
-					default: // a soft reference
-						target := c.Ref
-						if target == KindRef {
-							target = kindTables[fmt.Sprint(jsonValue(r.Row["item_kind"]))]
-						}
-						old := asInt(v)
-						if old == 0 || target == "" {
-							break
-						}
-						if nv, ok := ids[target][old]; ok {
-							v = nv
-						} else if order[target] >= order[r.Table] {
-							later = append(later, fixup{table: r.Table, col: c.Name, target: target, old: old})
-							v = int64(0)
-						} else {
-							v, res.Dangling = int64(0), res.Dangling+1
-						}
-					}
-					cols, vals = append(cols, c.Name), append(vals, v)
-				}
-				q := "INSERT INTO " + r.Table + " (" + quoteCols(cols) + ") VALUES (" + placeholders(len(cols)) + ")"
-				if !t.HasID {
-					if _, err := tx.exec(ctx, q, vals...); err != nil {
-						return fmt.Errorf("domain import: line %d (%s): %w", n+3, r.Table, err)
-					}
-					res.Rows++
-					continue
-				}
-				id, err := tx.insert(ctx, q, vals...)
-				if err != nil {
-					return fmt.Errorf("domain import: line %d (%s): %w", n+3, r.Table, err)
-				}
-				if ids[r.Table] == nil {
-					ids[r.Table] = map[int64]int64{}
-				}
-				ids[r.Table][oldID] = id
-				for _, f := range later {
-					f.id = id
-					fixups = append(fixups, f)
-				}
-				res.Rows++
-			}
-			for _, f := range fixups {
-				nv, ok := ids[f.target][f.old]
-				if !ok {
-					res.Dangling++
-					continue
-				}
-				if _, err := tx.exec(ctx, "UPDATE "+f.table+` SET "`+f.col+`" = ? WHERE id = ?`, nv, f.id); err != nil {
+				if err := im.insertRow(ctx, tx, n+3, r); err != nil {
 					return err
 				}
 			}
-			return nil
+			return im.fixUp(ctx, tx)
 		})
 	})
 	if err != nil {
 		return ImportResult{}, err
 	}
-	s.titles.wrote(int64(len(ids["live_classes"])))
-	return res, nil
+	s.titles.wrote(int64(len(im.ids["live_classes"])))
+	return im.res, nil
+}
+
+// domainImport is one ImportDomain under way: the plan's tables and their
+// order, the new id of every row imported so far, and the soft references
+// to set once the rows they name exist.
+type domainImport struct {
+	tables map[string]DumpTable
+	order  map[string]int
+	last   int                        // order of the last row's table
+	ids    map[string]map[int64]int64 // table -> old id -> new id
+	fixups []importFixup
+	res    ImportResult
+}
+
+// importFixup is a soft reference of row id (table.col) to the row old of
+// target, imported later in the file.
+type importFixup struct {
+	table, col, target string
+	id, old            int64
+}
+
+// insertDomain inserts the domain's row, with new keys when another
+// domain here has its keys, and without its portal host when another
+// domain uses it.
+func (im *domainImport) insertDomain(ctx context.Context, tx db, columns []string, dom map[string]any) error {
+	cols, vals := []string{}, []any{}
+	for _, c := range columns {
+		v, ok := dom[c]
+		if c == "id" || !ok {
+			continue
+		}
+		cols, vals = append(cols, c), append(vals, jsonValue(v))
+	}
+	taken, err := tx.exists(ctx, "SELECT 1 FROM domains WHERE lms_key_hash = ? OR classroom_key_hash = ?", jsonValue(dom["lms_key_hash"]), jsonValue(dom["classroom_key_hash"]))
+	if err != nil {
+		return err
+	}
+	if taken {
+		im.res.NewKeys = Keys{LMS: newKey("lk_"), Classroom: newKey("ck_")}
+	}
+	for i, c := range cols {
+		switch {
+		case c == "lms_key_hash" && taken:
+			vals[i] = hashKey(im.res.NewKeys.LMS)
+		case c == "classroom_key_hash" && taken:
+			vals[i] = hashKey(im.res.NewKeys.Classroom)
+		case c == "learn_host" && vals[i] != nil && vals[i] != "":
+			used, err := tx.exists(ctx, "SELECT 1 FROM domains WHERE learn_host = ?", vals[i])
+			if err != nil {
+				return err
+			}
+			if used {
+				vals[i], im.res.LearnHostCleared = nil, true
+			}
+		}
+	}
+	im.res.DomainID, err = tx.insert(ctx, "INSERT INTO domains ("+quoteCols(cols)+") VALUES ("+placeholders(len(cols))+")", vals...)
+	if err != nil {
+		return fmt.Errorf("import the domain: %w", err)
+	}
+	return nil
+}
+
+// insertRow checks the row of the file's line against the plan and
+// inserts it with its references remapped.
+func (im *domainImport) insertRow(ctx context.Context, tx db, line int, r DumpRow) error {
+	t, ok := im.tables[r.Table]
+	if !ok {
+		return fmt.Errorf("domain import: line %d: table %q is not domain data on this server", line, r.Table)
+	}
+	if im.order[r.Table] < im.last {
+		return fmt.Errorf("domain import: line %d: %s comes after the tables it references", line, r.Table)
+	}
+	im.last = im.order[r.Table]
+	known := map[string]bool{}
+	for _, c := range t.Columns {
+		known[c.Name] = true
+	}
+	for c := range r.Row {
+		if !known[c] {
+			return fmt.Errorf("domain import: line %d: %s has no column %q on this server", line, r.Table, c)
+		}
+	}
+	var oldID int64
+	cols, vals := []string{}, []any{}
+	var later []importFixup
+	for _, c := range t.Columns {
+		raw, ok := r.Row[c.Name]
+		if !ok {
+			continue
+		}
+		v := jsonValue(raw)
+		switch {
+		case c.Name == "id" && t.HasID:
+			oldID = asInt(v)
+			continue
+		case c.Name == "domain_id":
+			v = im.res.DomainID
+		case c.Ref == NotRef || c.Ref == "" || v == nil:
+		case c.FK:
+			nv, ok := im.ids[c.Ref][asInt(v)]
+			if !ok {
+				return fmt.Errorf("domain import: line %d: %s.%s names %s %v, which is not in the export", line, r.Table, c.Name, c.Ref, v)
+			}
+			v = nv
+		default: // a soft reference
+			target := c.Ref
+			if target == KindRef {
+				target = kindTables[fmt.Sprint(jsonValue(r.Row["item_kind"]))]
+			}
+			old := asInt(v)
+			if old == 0 || target == "" {
+				break
+			}
+			if nv, ok := im.ids[target][old]; ok {
+				v = nv
+			} else if im.order[target] >= im.order[r.Table] {
+				later = append(later, importFixup{table: r.Table, col: c.Name, target: target, old: old})
+				v = int64(0)
+			} else {
+				v, im.res.Dangling = int64(0), im.res.Dangling+1
+			}
+		}
+		cols, vals = append(cols, c.Name), append(vals, v)
+	}
+	q := "INSERT INTO " + r.Table + " (" + quoteCols(cols) + ") VALUES (" + placeholders(len(cols)) + ")"
+	im.res.Rows++
+	if !t.HasID {
+		if _, err := tx.exec(ctx, q, vals...); err != nil {
+			return fmt.Errorf("domain import: line %d (%s): %w", line, r.Table, err)
+		}
+		return nil
+	}
+	id, err := tx.insert(ctx, q, vals...)
+	if err != nil {
+		return fmt.Errorf("domain import: line %d (%s): %w", line, r.Table, err)
+	}
+	if im.ids[r.Table] == nil {
+		im.ids[r.Table] = map[int64]int64{}
+	}
+	im.ids[r.Table][oldID] = id
+	for _, f := range later {
+		f.id = id
+		im.fixups = append(im.fixups, f)
+	}
+	return nil
+}
+
+// fixUp sets the soft references to rows imported after the rows that
+// name them; one whose row was not in the file counts as dangling.
+func (im *domainImport) fixUp(ctx context.Context, tx db) error {
+	for _, f := range im.fixups {
+		nv, ok := im.ids[f.target][f.old]
+		if !ok {
+			im.res.Dangling++
+			continue
+		}
+		if _, err := tx.exec(ctx, "UPDATE "+f.table+` SET "`+f.col+`" = ? WHERE id = ?`, nv, f.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonValue turns a value decoded from JSON (numbers as json.Number) into
