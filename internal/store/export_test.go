@@ -53,6 +53,28 @@ func (s *Store) IndexClassTitles(ctx context.Context, batch int) error {
 	}
 }
 
+// ClassTitleSegments returns the size of each segment of the SQLite title
+// index (titleSegments).
+func (s *Store) ClassTitleSegments(ctx context.Context) ([]int64, error) {
+	return s.titleSegments(ctx)
+}
+
+// MergeClassTitleSteps runs steps of merging the title index into one
+// segment, as the indexer does, the first one starting the merge: all of
+// them when steps is 0. It returns the number of steps that did work.
+func (s *Store) MergeClassTitleSteps(ctx context.Context, first bool, steps int) (int, error) {
+	n := 0
+	for steps == 0 || n < steps {
+		worked, err := s.mergeTitles(ctx, first)
+		if err != nil || !worked {
+			return n, err
+		}
+		first = false
+		n++
+	}
+	return n, nil
+}
+
 // ClassTitleIndexState returns indexed_upto and the highest class id
 // (0 when there is none).
 func (s *Store) ClassTitleIndexState(ctx context.Context) (indexedUpto, maxID int64, err error) {

@@ -24,10 +24,21 @@ import (
 // through the store's single writer (s.tx), so it is serialized with the
 // triggers and never holds the writer long.
 //
-// It wakes only on a class creation (wrote), at the end of Migrate when
-// a process stopped before indexing some classes (resumeTitleIndex), and
-// at Close: a store that is not written to does nothing in the
-// background.
+// It wakes only on a class creation (wrote), at the end of Migrate
+// (resumeTitleIndex: for the classes a stopped process did not index, and
+// to look at the index's segments once), and at Close: a store that is
+// not written to does nothing in the background after that first look.
+//
+// Each pass writes a segment, and FTS5 merges segments only a few at a
+// time (automerge), so an index built over time is a dozen segments, and a
+// search reads every one of them for each trigram: twice the CPU of a
+// search of one segment at 100,000 classes (docs/performance.md). After a
+// pass, when the smaller segments together hold at least
+// 1/titleMergeShare of the pages of the largest, the indexer merges them
+// all into one, titleMergePages pages per write transaction, so a merge
+// never holds the writer long. The largest segment then grows by that
+// share before the next merge, so each title is rewritten a bounded
+// number of times however large the index grows.
 
 const (
 	// titleIndexAfter is how many created classes start a pass at once.
@@ -43,6 +54,12 @@ const (
 	// titleIndexBatch bounds the rows indexed in one write transaction:
 	// about 20 ms of the writer at 200,000 classes.
 	titleIndexBatch = 1000
+	// titleMergeShare: the index's segments are merged into one when
+	// those but the largest hold 1/titleMergeShare of its pages.
+	titleMergeShare = 8
+	// titleMergePages bounds the pages one merge step writes, in one
+	// write transaction (FTS5's 'merge' command).
+	titleMergePages = 256
 )
 
 // titleIndexer indexes the live classes' titles behind the table.
@@ -80,6 +97,15 @@ func (x *titleIndexer) wrote(n int64) {
 	}
 }
 
+// look wakes the indexer with no class pending: it looks at the index's
+// segments at once (a pass of nothing, then merge).
+func (x *titleIndexer) look() {
+	select {
+	case x.kick <- struct{}{}:
+	default:
+	}
+}
+
 // close runs a last pass, if classes were created since the last one,
 // and stops the indexer. It returns that pass's error, if any.
 func (x *titleIndexer) close() error {
@@ -93,14 +119,17 @@ func (x *titleIndexer) loop() {
 	var due <-chan time.Time // the delayed pass, when one is waiting
 	pass := func() {
 		due = nil
-		if x.err = x.pass(); x.err != nil {
+		if x.err = x.pass(); x.err == nil {
+			x.err = x.merge()
+		}
+		if x.err != nil {
 			due = time.After(titleIndexDelay) // try again
 		}
 	}
 	for {
 		select {
 		case <-x.kick:
-			if x.pending.Load() >= titleIndexAfter {
+			if n := x.pending.Load(); n >= titleIndexAfter || n == 0 {
 				pass()
 			} else if due == nil {
 				due = time.After(titleIndexDelay)
@@ -132,9 +161,98 @@ func (x *titleIndexer) pass() error {
 	}
 }
 
+// merge merges the index's segments into one when mergeDue says so, a
+// step at a time. Between steps it runs the passes that fall due, and it
+// stops at Close; a merge left unfinished is started again after the
+// next pass.
+func (x *titleIndexer) merge() error {
+	ctx := context.Background()
+	sizes, err := x.s.titleSegments(ctx)
+	if err != nil || !mergeDue(sizes) {
+		return err
+	}
+	for first := true; ; first = false {
+		select {
+		case <-x.stop:
+			return nil
+		default:
+		}
+		if x.pending.Load() >= titleIndexAfter {
+			if err := x.pass(); err != nil {
+				return err
+			}
+		}
+		worked, err := x.s.mergeTitles(ctx, first)
+		if err != nil || !worked {
+			return err
+		}
+	}
+}
+
+// mergeDue reports whether an index of segments of these sizes (any
+// measure proportional to their pages) should be merged into one: when
+// the segments other than the largest hold at least 1/titleMergeShare of
+// its size.
+func mergeDue(sizes []int64) bool {
+	if len(sizes) < 2 {
+		return false
+	}
+	var largest, all int64
+	for _, n := range sizes {
+		largest = max(largest, n)
+		all += n
+	}
+	return (all-largest)*titleMergeShare >= largest
+}
+
+// titleSegments returns the size of each segment of the title index, as
+// its number of leaf pages in live_classes_title_idx (one row per leaf
+// page that starts a term: proportional to the segment's size, and read
+// from a table far smaller than the index).
+func (s *Store) titleSegments(ctx context.Context) ([]int64, error) {
+	var sizes []int64
+	err := scanRows(ctx, s.read(), "SELECT COUNT(*) FROM live_classes_title_idx GROUP BY segid", nil, func(r *sql.Rows) error {
+		var n int64
+		sizes = append(sizes, n)
+		return r.Scan(&sizes[len(sizes)-1])
+	})
+	return sizes, err
+}
+
+// mergeTitles runs one step of merging every segment of the title index
+// into one, in a write transaction, and reports whether it did any work:
+// when it did not, the index is one segment. The first step of a merge
+// puts every segment on one level (FTS5's 'merge' with a negative page
+// count); the next ones go on with that merge even if passes add segments
+// meanwhile (a positive count), as FTS5's documentation advises.
+func (s *Store) mergeTitles(ctx context.Context, first bool) (worked bool, err error) {
+	pages := titleMergePages
+	if first {
+		pages = -pages
+	}
+	err = s.tx(ctx, func(tx db) error {
+		// FTS5 tells that a merge did something by the changes it made:
+		// two or more.
+		var before, after int64
+		if err := tx.queryRow(ctx, "SELECT total_changes()").Scan(&before); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, "INSERT INTO live_classes_title (live_classes_title, rank) VALUES ('merge', ?)", pages); err != nil {
+			return err
+		}
+		if err := tx.queryRow(ctx, "SELECT total_changes()").Scan(&after); err != nil {
+			return err
+		}
+		worked = after-before >= 2
+		return nil
+	})
+	return worked, err
+}
+
 // resumeTitleIndex starts a pass when there are classes above
 // indexed_upto: those a process left when it stopped before indexing
-// them (killed, or held in a test).
+// them (killed, or held in a test). With none, it has the indexer look
+// at the index's segments once (merge).
 func (s *Store) resumeTitleIndex(ctx context.Context) error {
 	if s.titles == nil {
 		return nil
@@ -144,7 +262,11 @@ func (s *Store) resumeTitleIndex(ctx context.Context) error {
 		FROM live_classes_title_state`).Scan(&upto, &maxID); err != nil {
 		return fmt.Errorf("title index state: %w", err)
 	}
-	s.titles.wrote(maxID - upto)
+	if maxID > upto {
+		s.titles.wrote(maxID - upto)
+	} else {
+		s.titles.look()
+	}
 	return nil
 }
 

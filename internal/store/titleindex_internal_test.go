@@ -56,3 +56,23 @@ func TestTitleIndexMigrationStartsComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestMergeDue(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int64
+		want  bool
+	}{
+		{nil, false},
+		{[]int64{500}, false},               // one segment
+		{[]int64{800, 99}, false},           // the rest under 1/8 of the largest
+		{[]int64{800, 100}, true},           // 1/8
+		{[]int64{800, 40, 30, 30}, true},    // 1/8 in three
+		{[]int64{40, 800, 30, 29}, false},   // the largest anywhere
+		{[]int64{136, 135, 140, 108}, true}, // equal segments
+		{[]int64{1, 1}, true},
+	} {
+		if got := mergeDue(c.sizes); got != c.want {
+			t.Errorf("mergeDue(%v) = %v, want %v", c.sizes, got, c.want)
+		}
+	}
+}

@@ -373,3 +373,139 @@ func waitIndexed(t *testing.T, st *store.Store, when string, within time.Duratio
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// indexInPasses creates n classes titled "<word> <i>" in domainID and
+// indexes them a few at a time, one segment per pass, as an index built
+// over time is.
+func indexInPasses(t *testing.T, st *store.Store, domainID int64, want classTitles, n, perPass int) {
+	t.Helper()
+	words := []string{"Algebra", "Biology", "Chemistry", "Geometry"}
+	for i := 0; i < n; i += perPass {
+		var titles []string
+		for j := i; j < min(n, i+perPass); j++ {
+			titles = append(titles, fmt.Sprintf("%s %d", words[j%len(words)], j))
+		}
+		createClasses(t, st, domainID, want, titles...)
+		if err := st.IndexClassTitles(context.Background(), perPass); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// segments returns the sizes of the title index's segments.
+func segments(t *testing.T, st *store.Store) []int64 {
+	t.Helper()
+	sizes, err := st.ClassTitleSegments(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sizes
+}
+
+// Merging the index's segments into one, a step at a time, with classes
+// created, indexed, renamed and deleted between the steps: searches are
+// the same before, during and after, and the index ends as one segment
+// that agrees with the table.
+func TestClassTitleIndexMerge(t *testing.T) {
+	ctx := context.Background()
+	st, d := sqliteDomain(t, t.TempDir())
+	st.HoldTitleIndex()
+	want := classTitles{}
+	indexInPasses(t, st, d.ID, want, 400, 10)
+	if n := len(segments(t, st)); n < 4 {
+		t.Fatalf("%d segments after 40 passes, want several", n)
+	}
+	checkSearches(t, st, d.ID, want, "before merging")
+
+	steps, err := st.MergeClassTitleSteps(ctx, true, 1)
+	if err != nil || steps != 1 {
+		t.Fatalf("first merge step: %d steps, %v", steps, err)
+	}
+	checkSearches(t, st, d.ID, want, "after the first step")
+	// A pass, a rename and a delete in the middle of the merge.
+	ids := createClasses(t, st, d.ID, want, "Algebra during the merge", "History during the merge")
+	if err := st.IndexClassTitles(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	renameClass(t, st, d.ID, ids[0], want, "Geometry renamed during the merge")
+	for id := range want {
+		if id != ids[0] && id != ids[1] {
+			deleteClass(t, st, d.ID, id, want)
+			break
+		}
+	}
+	checkSearches(t, st, d.ID, want, "in the middle of the merge")
+
+	if _, err := st.MergeClassTitleSteps(ctx, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	checkIndex(t, st, -1, "merge finished")
+	checkSearches(t, st, d.ID, want, "merge finished")
+	// The merge went on with the segments it started with; those the
+	// writes above made are merged by the next one.
+	if sizes := segments(t, st); len(sizes) < 2 {
+		t.Errorf("segments after the merge: %v, want the writes' own besides", sizes)
+	}
+	if _, err := st.MergeClassTitleSteps(ctx, true, 0); err != nil {
+		t.Fatal(err)
+	}
+	if sizes := segments(t, st); len(sizes) != 1 {
+		t.Errorf("segments after the second merge: %v, want one", sizes)
+	}
+	checkIndex(t, st, -1, "merged")
+	checkSearches(t, st, d.ID, want, "merged")
+	// Nothing left to do.
+	if steps, err := st.MergeClassTitleSteps(ctx, true, 0); err != nil || steps != 0 {
+		t.Errorf("merging a merged index: %d steps, %v", steps, err)
+	}
+}
+
+// The indexer merges the segments it finds when the store opens, and
+// those its passes add once they hold enough of the index.
+func TestClassTitleIndexerMerges(t *testing.T) {
+	dir := t.TempDir()
+	st, d := sqliteDomain(t, dir)
+	st.HoldTitleIndex() // so that the passes below are the test's
+	want := classTitles{}
+	indexInPasses(t, st, d.ID, want, 300, 10)
+	if n := len(segments(t, st)); n < 4 {
+		t.Fatalf("%d segments after 30 passes, want several", n)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	waitSegments(t, st, "after opening", 10*time.Second)
+	checkSearches(t, st, d.ID, want, "merged after opening")
+
+	// Passes add small segments; the indexer merges them again once
+	// they hold 1/8 of the largest (300 titles: within 100 more). Each
+	// round is a pass at once (64 classes).
+	for round := range 2 {
+		titles := make([]string, 64)
+		for i := range titles {
+			titles[i] = fmt.Sprintf("History %d-%d", round, i)
+		}
+		createClasses(t, st, d.ID, want, titles...)
+		waitIndexed(t, st, "a pass", 5*time.Second)
+	}
+	waitSegments(t, st, "after 2 more passes", 10*time.Second)
+	checkSearches(t, st, d.ID, want, "merged after passes")
+}
+
+// waitSegments waits until the title index is one segment; it fails
+// after within.
+func waitSegments(t *testing.T, st *store.Store, when string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		sizes := segments(t, st)
+		if len(sizes) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: segments %v after %v, want one", when, sizes, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
