@@ -19,6 +19,17 @@ func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
 	return u, err
 }
 
+// userListCols are the columns a listing of users reads: userCols but
+// created_at, which no listing shows (a fifth of the cost of a page of
+// 50 on SQLite, BenchmarkListUsers).
+const userListCols = "id, name, username, email"
+
+func scanListedUser(r *sql.Rows) (lms.User, error) {
+	var u lms.User
+	err := r.Scan(&u.ID, &u.Name, &u.Username, &u.Email)
+	return u, err
+}
+
 // CreateUser adds a user. A second user with the same email (compared
 // case-insensitively) in the domain is a conflict.
 func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms.User, error) {
@@ -97,7 +108,7 @@ type UserFilter struct {
 }
 
 // ListUsers returns one page of the domain's users matching f, by id, and
-// the number of all matches.
+// the number of all matches. Their CreatedAt is left zero (userListCols).
 func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p Page) ([]lms.User, int64, error) {
 	where := "domain_id = ?"
 	args := []any{domainID}
@@ -116,7 +127,7 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 	d := s.read()
 	users := []lms.User{}
 	scan := func(r *sql.Rows) error {
-		u, err := scanUser(r)
+		u, err := scanListedUser(r)
 		users = append(users, u)
 		return err
 	}
@@ -125,14 +136,14 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		if err != nil {
 			return nil, 0, err
 		}
-		err = listPage(ctx, d, page{table: "users", domainID: domainID, cols: userCols, total: total, offset: p.Offset, limit: p.Limit}, scan)
+		err = listPage(ctx, d, page{table: "users", domainID: domainID, cols: userListCols, total: total, offset: p.Offset, limit: p.Limit}, scan)
 		return users, total, err
 	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
 	if err != nil {
 		return nil, 0, err
 	}
-	err = scanRows(ctx, d, "SELECT "+userCols+" FROM users WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
+	err = scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
 		append(args, p.Limit, p.Offset), scan)
 	return users, total, err
 }
