@@ -53,6 +53,14 @@ func (s *Store) IndexClassTitles(ctx context.Context, batch int) error {
 	}
 }
 
+// SetDirectPageOffset sets the offset under which a page read forwards is
+// read directly (page.query) until t ends.
+func SetDirectPageOffset(t interface{ Cleanup(func()) }, n int64) {
+	old := directPageOffset
+	directPageOffset = n
+	t.Cleanup(func() { directPageOffset = old })
+}
+
 // ClassTitleSegments returns the size of each segment of the SQLite title
 // index (titleSegments).
 func (s *Store) ClassTitleSegments(ctx context.Context) ([]int64, error) {

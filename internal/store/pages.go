@@ -58,6 +58,12 @@ func withoutCountTriggers(ctx context.Context, tx db, domainID int64, fn func() 
 	return err
 }
 
+// directPageOffset is the offset under which a page read forwards is read
+// directly rather than by a deferred join (page.query): where stepping
+// over the rows before it costs about what the join's list of ids does.
+// A variable so that the tests can read small listings both ways.
+var directPageOffset int64 = 256
+
 // page describes one page of a domain's rows of table, in id order, when
 // the number of all of them (total) is known. filter, with args, narrows
 // the rows further (" AND published = 1").
@@ -83,6 +89,13 @@ type page struct {
 // page both cost a seek plus the page, however many rows the domain holds;
 // only pages near the middle walk far.
 //
+// A page near the start, read forwards (an offset under
+// directPageOffset), is read directly instead, from the same index: it
+// steps over few rows, and the deferred join's list of ids cost more than
+// that (a first page of 50 courses: 37 to 29 µs; of 10 classes with their
+// sittings: 100 to 94 µs). Read backwards, the direct form must sort its
+// rows back into id order, which cost more than the deferred join saves.
+//
 // LIMIT and OFFSET take their values as +?, never a bare ?, here and in
 // every query of the store: SQLite plans with the value bound to a bare
 // LIMIT ? and so re-prepares the statement whenever new values are bound,
@@ -100,6 +113,11 @@ func (p page) query() (q string, args []any, ok bool) {
 			limit += offset
 			offset = 0
 		}
+	}
+	if order == "id" && offset < directPageOffset {
+		q = "SELECT " + p.cols + " FROM " + p.table + " WHERE domain_id = ?" + p.filter + " ORDER BY id LIMIT +? OFFSET +?"
+		args = append(append([]any{p.domainID}, p.args...), limit, offset)
+		return q, args, true
 	}
 	q = "SELECT " + p.cols + " FROM " + p.table + " WHERE +domain_id = ? AND id IN (SELECT id FROM " + p.table +
 		" WHERE domain_id = ?" + p.filter + " ORDER BY " + order + " LIMIT +? OFFSET +?) ORDER BY id"
