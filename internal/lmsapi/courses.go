@@ -2,8 +2,11 @@ package lmsapi
 
 import (
 	"net/http"
+	"strconv"
 
+	"github.com/lectern-lms/lectern/internal/jsonx"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // courseResult is the seed's Course create/update result. Alias is sent
@@ -80,16 +83,21 @@ func (a *API) listCourses(w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
-	type item struct {
-		ID         int64  `json:"id"`
-		CourseID   int64  `json:"course_id"`
-		CourseName string `json:"course_name"`
-	}
-	data := make([]item, len(courses))
-	for i, co := range courses {
-		data[i] = item{co.ID, co.ID, co.Name}
-	}
-	return writeJSON(w, pg.body("Courses", data, total))
+	return writePage(w, pg, "Courses", total, len(courses), func(b []byte, i int) []byte {
+		return appendCourseItem(b, courses[i])
+	})
+}
+
+// appendCourseItem appends a course of courses/list: its id twice (id
+// and course_id) and its name.
+func appendCourseItem(b []byte, co store.CourseName) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, co.ID, 10)
+	b = append(b, `,"course_id":`...)
+	b = strconv.AppendInt(b, co.ID, 10)
+	b = append(b, `,"course_name":`...)
+	b = jsonx.AppendString(b, co.Name)
+	return append(b, '}')
 }
 
 // GET /courses/get/{course_id}.

@@ -2,8 +2,10 @@ package lmsapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/lectern-lms/lectern/internal/httpx"
+	"github.com/lectern-lms/lectern/internal/jsonx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -38,6 +40,36 @@ func (p page) body(what string, data any, total int64) map[string]any {
 // writeJSON writes a 200 with body.
 func writeJSON(w http.ResponseWriter, body any) error {
 	httpx.WriteJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// writePage writes the answer writeJSON writes of p.body(what, data,
+// total), the same bytes (encoding/json's key order and escaping), where
+// data is n items that item appends as JSON: without reflection, which
+// was a fifth of users/list's CPU. The hottest lists use it.
+func writePage(w http.ResponseWriter, p page, what string, total int64, n int, item func(b []byte, i int) []byte) error {
+	bp := httpx.AnswerBuffer()
+	defer httpx.FreeAnswerBuffer(bp)
+	b := append(*bp, `{"data":[`...)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = item(b, i)
+	}
+	b = append(b, `],"limit":`...)
+	b = strconv.AppendInt(b, int64(p.Limit), 10)
+	b = append(b, `,"message":`...)
+	b = jsonx.AppendString(b, what+" listed")
+	b = append(b, `,"page":`...)
+	b = strconv.AppendInt(b, int64(p.Page), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, total, 10)
+	b = append(b, "}\n"...)
+	*bp = b
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 	return nil
 }
 

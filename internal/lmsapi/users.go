@@ -3,7 +3,9 @@ package lmsapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 
+	"github.com/lectern-lms/lectern/internal/jsonx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -79,11 +81,24 @@ func (a *API) listUsers(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
-	data := make([]userJSON, len(users))
-	for i, u := range users {
-		data[i] = toUserJSON(u, true)
-	}
-	return writeJSON(w, pg.body("Users", data, total))
+	return writePage(w, pg, "Users", total, len(users), func(b []byte, i int) []byte {
+		return appendUserJSON(b, users[i])
+	})
+}
+
+// appendUserJSON appends what toUserJSON(u, true) marshals to.
+func appendUserJSON(b []byte, u lms.User) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, u.ID, 10)
+	b = append(b, `,"lms_user_id":`...)
+	b = strconv.AppendInt(b, u.ID, 10)
+	b = append(b, `,"name":`...)
+	b = jsonx.AppendString(b, u.Name)
+	b = append(b, `,"username":`...)
+	b = jsonx.AppendString(b, u.Username)
+	b = append(b, `,"email":`...)
+	b = jsonx.AppendString(b, u.Email)
+	return append(b, '}')
 }
 
 // GET or POST /users/getuser: userId.

@@ -1,6 +1,6 @@
 // Package wire holds the classroom API's wire shapes: the answers, as
 // JSON in either style or as XML, and the rule for JSON request bodies.
-// It imports only the standard library, so its fuzz tests build in
+// It imports only the standard library and jsonx, so its fuzz tests build in
 // seconds (the classroom API's own test binary links the live classroom's
 // WebRTC stack).
 package wire
@@ -11,7 +11,8 @@ import (
 	"encoding/xml"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/lectern-lms/lectern/internal/jsonx"
 )
 
 // Obj is a JSON object whose keys keep their order, as the hosted service
@@ -59,7 +60,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, f.Key)
+			b = jsonx.AppendString(b, f.Key)
 			b = append(b, ':')
 			if b, err = AppendJSON(b, f.Value); err != nil {
 				return nil, err
@@ -81,9 +82,9 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case string:
-		return appendJSONString(b, v), nil
+		return jsonx.AppendString(b, v), nil
 	case *string:
-		return appendJSONString(b, *v), nil
+		return jsonx.AppendString(b, *v), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case int64:
@@ -100,62 +101,6 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, j...), nil
-}
-
-// appendJSONString appends s as a JSON string exactly as json.Marshal
-// does: <, > and & as \u003c, \u003e, \u0026, U+2028 and U+2029 escaped,
-// invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // Styles of JSON answer.

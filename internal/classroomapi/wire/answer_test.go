@@ -48,14 +48,11 @@ func refJSON(t testing.TB, v any) []byte {
 	return j
 }
 
-// jsonStrings are texts that exercise every escape of encoding/json.
+// jsonStrings are texts with escapes, as keys and values of an answer
+// (jsonx's tests cover every escape).
 func jsonStrings() []string {
-	s := []string{"", "plain", `quote " backslash \ slash /`, "<script>&amp;</script>", "tab\tnl\ncr\r\b\f",
-		"\u2028\u2029", "é ü 中文 🎓", "bad \xff\xfe utf8 \xc3", "\x00\x01\x1f\x7f", "end\xe2\x80"}
-	for c := 0; c < 256; c++ {
-		s = append(s, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
-	}
-	return s
+	return []string{"", "plain", `quote " backslash \ slash /`, "<script>&amp;</script>", "tab\tnl\n\x00",
+		"\u2028\u2029", "é ü 中文 🎓", "bad \xff utf8"}
 }
 
 // appendJSON writes exactly what encoding/json writes for every kind of
@@ -78,18 +75,6 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%d %#v:\n got %s\nwant %s", i, v, got, want)
 		}
 	}
-}
-
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range jsonStrings() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("%q: got %s want %s", s, got, want)
-		}
-	})
 }
 
 // A listclass answer of 10 classes (the default page), as the handler

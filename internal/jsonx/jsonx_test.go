@@ -1,0 +1,38 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// jsonStrings are texts that exercise every escape of encoding/json.
+func jsonStrings() []string {
+	s := []string{"", "plain", `quote " backslash \ slash /`, "<script>&amp;</script>", "tab\tnl\ncr\r\b\f",
+		"\u2028\u2029", "é ü 中文 🎓", "bad \xff\xfe utf8 \xc3", "\x00\x01\x1f\x7f", "end\xe2\x80"}
+	for c := 0; c < 256; c++ {
+		s = append(s, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
+	}
+	return s
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range jsonStrings() {
+		want, _ := json.Marshal(s)
+		if got := AppendString([]byte("x"), s); !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Errorf("%q: got %s want x%s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range jsonStrings() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s want %s", s, got, want)
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package lmsapi
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// writePage writes the bytes writeJSON writes of the same page: the users
+// and courses lists' answers did not change when they stopped going
+// through encoding/json.
+func TestWritePageMatchesWriteJSON(t *testing.T) {
+	texts := []string{"", "Ann", `quote " and \ backslash`, "<b>&amp;</b>", "tab\tnl\n\x00\x1f", "\u2028\u2029",
+		"é 中文 🎓", "bad \xff utf8"}
+	var users []lms.User
+	for i, s := range texts {
+		users = append(users, lms.User{ID: int64(i + 1), Name: s, Username: s + "u", Email: s + "@example.com"})
+	}
+	for _, c := range []struct {
+		p     page
+		users []lms.User
+		total int64
+	}{
+		{page{Page: 1, Limit: 50}, users, 8},
+		{page{Page: 3, Limit: 2}, users[:1], 1 << 40},
+		{page{Page: 9, Limit: 500}, []lms.User{}, 0},
+	} {
+		data := make([]userJSON, len(c.users))
+		for i, u := range c.users {
+			data[i] = toUserJSON(u, true)
+		}
+		want := httptest.NewRecorder()
+		writeJSON(want, c.p.body("Users", data, c.total))
+		got := httptest.NewRecorder()
+		writePage(got, c.p, "Users", c.total, len(c.users), func(b []byte, i int) []byte { return appendUserJSON(b, c.users[i]) })
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("page %+v:\n got %s\nwant %s", c.p, got.Body, want.Body)
+		}
+		if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			t.Errorf("page %+v: status %d %q, want %d %q", c.p, got.Code, got.Header().Get("Content-Type"),
+				want.Code, want.Header().Get("Content-Type"))
+		}
+	}
+
+	// courses/list's items, as its handler made them before.
+	type item struct {
+		ID         int64  `json:"id"`
+		CourseID   int64  `json:"course_id"`
+		CourseName string `json:"course_name"`
+	}
+	var courses []store.CourseName
+	var items []item
+	for i, s := range texts {
+		courses = append(courses, store.CourseName{ID: int64(i + 7), Name: s})
+		items = append(items, item{int64(i + 7), int64(i + 7), s})
+	}
+	p := page{Page: 2, Limit: 8}
+	want := httptest.NewRecorder()
+	writeJSON(want, p.body("Courses", items, 99))
+	got := httptest.NewRecorder()
+	writePage(got, p, "Courses", 99, len(courses), func(b []byte, i int) []byte { return appendCourseItem(b, courses[i]) })
+	if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+		t.Errorf("courses:\n got %s\nwant %s", got.Body, want.Body)
+	}
+}
