@@ -67,6 +67,13 @@ func (s *Store) ClassTitleSegments(ctx context.Context) ([]int64, error) {
 	return s.titleSegments(ctx)
 }
 
+// ClassTitleLeafPages counts the leaf pages of every segment of the title
+// index by reading them all (FTS5's row ids: segment << 37, then a
+// doclist-index bit and a height, zero for a leaf, then the page number).
+func (s *Store) ClassTitleLeafPages(ctx context.Context) (int64, error) {
+	return s.read().count(ctx, "SELECT COUNT(*) FROM live_classes_title_data WHERE id >= 1 << 37 AND (id >> 31) & 63 = 0")
+}
+
 // MergeClassTitleSteps runs steps of merging the title index into one
 // segment, as the indexer does, the first one starting the merge: all of
 // them when steps is 0. It returns the number of steps that did work.

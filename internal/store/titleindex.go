@@ -205,13 +205,19 @@ func mergeDue(sizes []int64) bool {
 	return (all-largest)*titleMergeShare >= largest
 }
 
-// titleSegments returns the size of each segment of the title index, as
-// its number of leaf pages in live_classes_title_idx (one row per leaf
-// page that starts a term: proportional to the segment's size, and read
-// from a table far smaller than the index).
+// titleSegments returns the size of each segment of the title index, in
+// leaf pages. The segments are those live_classes_title_idx names (one row
+// per leaf page that starts a term: too few to measure a segment by, as a
+// long doclist fills pages of its own). FTS5 stores leaf page p of
+// segment s as the live_classes_title_data row (s << 37) + p, pages
+// numbered without gaps (its file format, fts5_index.c), so a segment's
+// lowest and highest rows there give its size by two seeks.
 func (s *Store) titleSegments(ctx context.Context) ([]int64, error) {
 	var sizes []int64
-	err := scanRows(ctx, s.read(), "SELECT COUNT(*) FROM live_classes_title_idx GROUP BY segid", nil, func(r *sql.Rows) error {
+	err := scanRows(ctx, s.read(), `SELECT
+			(SELECT MAX(id) FROM live_classes_title_data WHERE id BETWEEN g.segid << 37 AND (g.segid << 37) + 2147483647) -
+			(SELECT MIN(id) FROM live_classes_title_data WHERE id BETWEEN g.segid << 37 AND (g.segid << 37) + 2147483647) + 1
+		FROM (SELECT DISTINCT segid FROM live_classes_title_idx) g`, nil, func(r *sql.Rows) error {
 		var n int64
 		sizes = append(sizes, n)
 		return r.Scan(&sizes[len(sizes)-1])

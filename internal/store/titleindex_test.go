@@ -374,16 +374,17 @@ func waitIndexed(t *testing.T, st *store.Store, when string, within time.Duratio
 	}
 }
 
-// indexInPasses creates n classes titled "<word> <i>" in domainID and
-// indexes them a few at a time, one segment per pass, as an index built
-// over time is.
+// indexInPasses creates n classes titled "<word> <word> ... <i>" in
+// domainID and indexes them a few at a time, one segment per pass, as an
+// index built over time is. The repeated words make long doclists, which
+// fill leaf pages of their own.
 func indexInPasses(t *testing.T, st *store.Store, domainID int64, want classTitles, n, perPass int) {
 	t.Helper()
 	words := []string{"Algebra", "Biology", "Chemistry", "Geometry"}
 	for i := 0; i < n; i += perPass {
 		var titles []string
 		for j := i; j < min(n, i+perPass); j++ {
-			titles = append(titles, fmt.Sprintf("%s %d", words[j%len(words)], j))
+			titles = append(titles, fmt.Sprintf("%s%d", strings.Repeat(words[j%len(words)]+" ", 6), j))
 		}
 		createClasses(t, st, domainID, want, titles...)
 		if err := st.IndexClassTitles(context.Background(), perPass); err != nil {
@@ -392,12 +393,24 @@ func indexInPasses(t *testing.T, st *store.Store, domainID int64, want classTitl
 	}
 }
 
-// segments returns the sizes of the title index's segments.
+// segments returns the sizes of the title index's segments, and checks
+// that they add up to its leaf pages.
 func segments(t *testing.T, st *store.Store) []int64 {
 	t.Helper()
 	sizes, err := st.ClassTitleSegments(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	leaves, err := st.ClassTitleLeafPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, n := range sizes {
+		sum += n
+	}
+	if sum != leaves {
+		t.Errorf("segments %v: %d pages, the index has %d leaf pages", sizes, sum, leaves)
 	}
 	return sizes
 }
@@ -461,15 +474,15 @@ func TestClassTitleIndexMerge(t *testing.T) {
 }
 
 // The indexer merges the segments it finds when the store opens, and
-// those its passes add once they hold enough of the index.
+// those its passes add once they hold 1/8 of the largest, not before.
 func TestClassTitleIndexerMerges(t *testing.T) {
 	dir := t.TempDir()
 	st, d := sqliteDomain(t, dir)
 	st.HoldTitleIndex() // so that the passes below are the test's
 	want := classTitles{}
-	indexInPasses(t, st, d.ID, want, 300, 10)
+	indexInPasses(t, st, d.ID, want, 1000, 50)
 	if n := len(segments(t, st)); n < 4 {
-		t.Fatalf("%d segments after 30 passes, want several", n)
+		t.Fatalf("%d segments after 20 passes, want several", n)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -477,19 +490,42 @@ func TestClassTitleIndexerMerges(t *testing.T) {
 	st = openAt(t, "", dir)
 	waitSegments(t, st, "after opening", 10*time.Second)
 	checkSearches(t, st, d.ID, want, "merged after opening")
+	merged := segments(t, st)[0]
 
-	// Passes add small segments; the indexer merges them again once
-	// they hold 1/8 of the largest (300 titles: within 100 more). Each
-	// round is a pass at once (64 classes).
-	for round := range 2 {
+	// Each round is a pass at once (64 classes), a segment of its own.
+	round := func(r int) {
 		titles := make([]string, 64)
 		for i := range titles {
-			titles[i] = fmt.Sprintf("History %d-%d", round, i)
+			titles[i] = fmt.Sprintf("History %d-%d", r, i)
 		}
 		createClasses(t, st, d.ID, want, titles...)
 		waitIndexed(t, st, "a pass", 5*time.Second)
 	}
-	waitSegments(t, st, "after 2 more passes", 10*time.Second)
+	// largestAndRest returns the largest segment's pages and the others'.
+	largestAndRest := func() (largest, rest int64) {
+		for _, n := range segments(t, st) {
+			largest, rest = max(largest, n), rest+min(largest, n)
+		}
+		return largest, rest
+	}
+	round(0)
+	time.Sleep(100 * time.Millisecond) // the merge, if one were due, would start at once
+	if largest, rest := largestAndRest(); largest != merged || rest == 0 || rest*8 >= largest {
+		t.Fatalf("after a pass of 64 classes: %d pages in the largest segment and %d in the others, want %d and a few",
+			largest, rest, merged)
+	}
+	// More rounds: once the small segments hold 1/8 of the pages, the
+	// indexer merges them.
+	for r := 1; ; r++ {
+		if r > 20 {
+			t.Fatalf("no merge after 20 passes of 64 classes")
+		}
+		round(r)
+		if largest, rest := largestAndRest(); rest == 0 || rest*8 >= largest {
+			break
+		}
+	}
+	waitSegments(t, st, "after the rounds", 10*time.Second)
 	checkSearches(t, st, d.ID, want, "merged after passes")
 }
 
