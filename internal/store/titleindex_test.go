@@ -357,18 +357,28 @@ func TestClassTitleIndexResumesAfterRestart(t *testing.T) {
 // checks the index (checkIndex); it fails after within.
 func waitIndexed(t *testing.T, st *store.Store, when string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	waitUntil(t, within, func() (bool, string) {
 		upto, maxID, err := st.ClassTitleIndexState(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if upto == maxID {
-			checkIndex(t, st, -1, when)
+		return upto == maxID, fmt.Sprintf("%s: indexed_upto %d, highest id %d", when, upto, maxID)
+	})
+	checkIndex(t, st, -1, when)
+}
+
+// waitUntil calls check until it reports done; it fails after within
+// with what check said last.
+func waitUntil(t *testing.T, within time.Duration, check func() (done bool, state string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		done, state := check()
+		if done {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: indexed_upto %d, highest id %d after %v", when, upto, maxID, within)
+			t.Fatalf("%s after %v", state, within)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -533,15 +543,8 @@ func TestClassTitleIndexerMerges(t *testing.T) {
 // after within.
 func waitSegments(t *testing.T, st *store.Store, when string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	waitUntil(t, within, func() (bool, string) {
 		sizes := segments(t, st)
-		if len(sizes) == 1 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: segments %v after %v, want one", when, sizes, within)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(sizes) == 1, fmt.Sprintf("%s: segments %v, want one", when, sizes)
+	})
 }
