@@ -10,7 +10,9 @@ import (
 // ParseClock reads a time of day and returns minutes after midnight. It
 // accepts the 12-hour forms clients send ("09:30AM", "09:30 AM", "9:30am",
 // "09:30:00 am", "9 PM") and 24-hour forms ("21", "21:30", "21:30:00").
-// Seconds, when given, must be 00: classes start on a minute.
+// Seconds, when given, must be 00: classes start on a minute. Any white
+// space may stand before the meridiem (unicode.IsSpace): a time copied
+// from a page may hold a no-break space.
 func ParseClock(s string) (int, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "" {

@@ -16,13 +16,15 @@ import (
 
 // clockForm is ParseClock's documented grammar, on the lowered, trimmed
 // text: hours of one or two digits, then optionally :MM and :SS of two
-// digits each, then optionally a meridiem.
-var clockForm = regexp.MustCompile(`^([0-9]{1,2})(?::([0-9]{2}))?(?::([0-9]{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$`)
+// digits each, then optionally a meridiem, after any white space
+// (unicode.IsSpace, as strings.TrimSpace: a no-break space too).
+var clockForm = regexp.MustCompile(`^([0-9]{1,2})(?::([0-9]{2}))?(?::([0-9]{2}))?[\t\n\v\f\r\x{85}\x{2028}\x{2029}\p{Zs}]*(am|pm|a\.m\.|p\.m\.)?$`)
 
 func FuzzParseClock(f *testing.F) {
 	for _, s := range []string{"09:30AM", "09:30 AM", "9:30am", "09:30:00 am", "9 PM", "21", "21:30", "21:30:00",
 		"12:00 AM", "12:00 PM", "00:00", "23:59", "24:00", "0 am", "13 pm", "9:30:01",
-		"+9:+5", "-0:00", "+09:30", "9:-5", " 9 :30", "9:3 0", "0x9:00", "９:30", "9:30\x00", "\xff9:30", "9::30", ":30", "9:30:00:00"} {
+		"+9:+5", "-0:00", "+09:30", "9:-5", " 9 :30", "9:3 0", "0x9:00", "９:30", "9:30\x00", "\xff9:30", "9::30", ":30", "9:30:00:00",
+		"1\vAm", "9:30\u00a0AM", "9:30\u3000pm", "9:30\u200bam"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

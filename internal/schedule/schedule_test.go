@@ -83,6 +83,7 @@ func TestParseClock(t *testing.T) {
 		{in: "09:30:00 am", want: 570}, {in: "9:45 PM", want: 1305}, {in: "12:00 AM", want: 0},
 		{in: "12:15 PM", want: 735}, {in: "9 pm", want: 1260}, {in: "21", want: 1260}, {in: "21:30", want: 1290},
 		{in: "00:00", want: 0}, {in: "23:59:00", want: 1439}, {in: "9:30 p.m.", want: 1290},
+		{in: "9:30\u00a0AM", want: 570}, {in: "1\vAm", want: 60}, {in: "9:30\u200bam", bad: true},
 		{in: "", bad: true}, {in: "24:00", bad: true}, {in: "13:00 PM", bad: true}, {in: "0:30 AM", bad: true},
 		{in: "9:5", bad: true}, {in: "9:60", bad: true}, {in: "09:30:15", bad: true}, {in: "noon", bad: true},
 		{in: "1:2:3:4", bad: true}, {in: "-1", bad: true}, {in: "123", bad: true},
