@@ -20,9 +20,14 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, `{"message":"internal server error","code":"internal"}`, http.StatusInternalServerError)
 		return
 	}
+	WriteJSONBytes(w, status, *p)
+}
+
+// WriteJSONBytes writes b, an answer already encoded as JSON, with status.
+func WriteJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(*p)
+	w.Write(b)
 }
 
 // Answer buffers are reused between requests: a page of records would

@@ -67,9 +67,7 @@ func writePage(w http.ResponseWriter, p page, what string, total int64, n int, i
 	b = strconv.AppendInt(b, total, 10)
 	b = append(b, "}\n"...)
 	*bp = b
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	httpx.WriteJSONBytes(w, http.StatusOK, b)
 	return nil
 }
 

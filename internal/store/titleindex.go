@@ -90,16 +90,14 @@ func (x *titleIndexer) wrote(n int64) {
 	after := x.pending.Add(n)
 	before := after - n
 	if before == 0 || (before < titleIndexAfter && after >= titleIndexAfter) {
-		select {
-		case x.kick <- struct{}{}:
-		default:
-		}
+		x.wake()
 	}
 }
 
-// look wakes the indexer with no class pending: it looks at the index's
-// segments at once (a pass of nothing, then merge).
-func (x *titleIndexer) look() {
+// wake wakes the indexer's loop, unless a wake is already waiting. With no
+// class pending, the loop looks at the index's segments at once (a pass
+// of nothing, then merge).
+func (x *titleIndexer) wake() {
 	select {
 	case x.kick <- struct{}{}:
 	default:
@@ -258,7 +256,7 @@ func (s *Store) mergeTitles(ctx context.Context, first bool) (worked bool, err e
 // resumeTitleIndex starts a pass when there are classes above
 // indexed_upto: those a process left when it stopped before indexing
 // them (killed, or held in a test). With none, it has the indexer look
-// at the index's segments once (merge).
+// at the index's segments once (wake, merge).
 func (s *Store) resumeTitleIndex(ctx context.Context) error {
 	if s.titles == nil {
 		return nil
@@ -271,7 +269,7 @@ func (s *Store) resumeTitleIndex(ctx context.Context) error {
 	if maxID > upto {
 		s.titles.wrote(maxID - upto)
 	} else {
-		s.titles.look()
+		s.titles.wake()
 	}
 	return nil
 }
