@@ -254,7 +254,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 				UNION ALL SELECT id FROM live_classes WHERE domain_id = ? AND id > (SELECT indexed_upto FROM live_classes_title_state))`
 			args = append(args, ftsPhrase(f.Search), domainID)
 		}
-		where += ` AND ` + s.read().fold("title") + ` LIKE ? ESCAPE '\'`
+		where += ` AND ` + s.read().fold("title") + likeContains
 		args = append(args, likePattern(f.Search))
 	}
 	if f.PublishedOnly {

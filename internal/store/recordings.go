@@ -85,7 +85,7 @@ func (s *Store) ClassRecordings(ctx context.Context, domainID, classID int64, se
 	q := "SELECT " + recordingCols + " FROM recordings WHERE domain_id = ? AND class_id = ?"
 	args := []any{domainID, classID}
 	if search != "" {
-		q += ` AND (` + s.read().fold("name") + ` LIKE ? ESCAPE '\' OR ` + s.read().fold("fname") + ` LIKE ? ESCAPE '\')`
+		q += ` AND (` + s.read().fold("name") + likeContains + ` OR ` + s.read().fold("fname") + likeContains + `)`
 		args = append(args, likePattern(search), likePattern(search))
 	}
 	rows, err := s.read().query(ctx, q+" ORDER BY id", args...)
