@@ -437,7 +437,7 @@ func (s *Store) ListCertificates(ctx context.Context, domainID int64, f Certific
 		args = append(args, f.UserID)
 	}
 	d := s.read()
-	total, err := d.count(ctx, "SELECT COUNT(*) FROM certificates WHERE "+where, args...)
+	total, err := listTotal(ctx, d, domainID, countCertificates, f != CertificateFilter{}, where, args)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -71,6 +71,14 @@ func TestImportDomainCounts(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			w := newListWriter(t, st, src.ID)
+			for i := range 2 {
+				u := w.user(fmt.Sprintf("buyer%d@example.com", i))
+				w.order(u)
+				w.certificate(u)
+				w.attempt(u)
+				w.attempt(u)
+			}
 			var rows []store.DumpRow
 			if err := st.ExportDomain(ctx, src.ID, func(r store.DumpRow) error {
 				rows = append(rows, r)
@@ -78,32 +86,37 @@ func TestImportDomainCounts(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := st.ImportDomain(ctx, rows)
+			// Into a store of its own: certificate codes are unique in a
+			// store.
+			dst := apitest.OpenStore(t, b)
+			res, err := dst.ImportDomain(ctx, rows)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := [4]int64{5, 3, 5, 2}
-			for _, id := range []int64{src.ID, res.DomainID} {
-				if got := listTotals(t, st, id); got != want {
-					t.Errorf("domain %d: totals (users, courses, classes, published classes) %v, want %v", id, got, want)
+			want := [7]int64{7, 4, 5, 2, 2, 2, 4}
+			for name, got := range map[string][7]int64{"source": listTotals(t, st, src.ID), "import": listTotals(t, dst, res.DomainID)} {
+				if got != want {
+					t.Errorf("%s: totals (users, courses, classes, published classes, orders, certificates, attempts) %v, want %v",
+						name, got, want)
 				}
 			}
-			if _, err := st.CreateUser(ctx, res.DomainID, lms.User{Name: "N", Username: "n", Email: "new@example.com"}); err != nil {
+			if _, err := dst.CreateUser(ctx, res.DomainID, lms.User{Name: "N", Username: "n", Email: "new@example.com"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := listTotals(t, st, res.DomainID); got[0] != 6 {
-				t.Errorf("after a new user, the imported domain counts %d users, want 6", got[0])
+			if got := listTotals(t, dst, res.DomainID); got[0] != 8 {
+				t.Errorf("after a new user, the imported domain counts %d users, want 8", got[0])
 			}
 		})
 	}
 }
 
 // listTotals returns the totals of the domain's unfiltered listings:
-// users, courses, live classes and published live classes.
-func listTotals(t *testing.T, st *store.Store, domainID int64) [4]int64 {
+// users, courses, live classes, published live classes, orders,
+// certificates and quiz attempts.
+func listTotals(t *testing.T, st *store.Store, domainID int64) [7]int64 {
 	t.Helper()
 	ctx := context.Background()
-	var n [4]int64
+	var n [7]int64
 	var err error
 	one := store.Page{Limit: 1}
 	if _, n[0], err = st.ListUsers(ctx, domainID, store.UserFilter{}, one); err != nil {
@@ -116,6 +129,15 @@ func listTotals(t *testing.T, st *store.Store, domainID int64) [4]int64 {
 		t.Fatal(err)
 	}
 	if _, n[3], err = st.ListLiveClasses(ctx, domainID, store.ClassFilter{PublishedOnly: true}, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[4], err = st.Orders(ctx, domainID, store.OrderFilter{}, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[5], err = st.ListCertificates(ctx, domainID, store.CertificateFilter{}, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, n[6], err = st.ListAttempts(ctx, domainID, store.AttemptFilter{}, one); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -7,12 +7,12 @@ import (
 
 // Listing totals and deep pages.
 //
-// The totals of the unfiltered listings of users, courses and live classes
-// come from row_counts, a counter per domain and kind that triggers keep in
+// The totals of the unfiltered listings of users, courses, live classes,
+// orders, certificates and quiz attempts come from row_counts, a counter per domain and kind that triggers keep in
 // the writing transaction (migration 0033), so a total costs a primary-key
 // range read of at most 32 rows instead of a COUNT(*) over the domain, and
-// stays exact.
-// Filtered listings (a search, a name) still count their matches.
+// stays exact (migrations 0033 and 0040).
+// Filtered listings (a search, a name, a user) still count their matches.
 
 // Counter kinds in row_counts.
 const (
@@ -20,12 +20,26 @@ const (
 	countCourses              = "courses"
 	countLiveClasses          = "live_classes"
 	countLiveClassesPublished = "live_classes_published"
+	// Kinds named for their tables (listTotal).
+	countOrders       = "orders"
+	countCertificates = "certificates"
+	countQuizAttempts = "quiz_attempts"
 )
 
 // rowCount returns the domain's counter of kind: the sum of its shards
 // (at most 32 rows, read from the primary key); none is 0.
 func rowCount(ctx context.Context, d db, domainID int64, kind string) (int64, error) {
 	return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
+}
+
+// listTotal returns the number of the domain's rows of table that where
+// (with args) selects: the table's counter when filtered is false, where
+// then selecting the whole domain, else a COUNT(*) of the matches.
+func listTotal(ctx context.Context, d db, domainID int64, table string, filtered bool, where string, args []any) (int64, error) {
+	if !filtered {
+		return rowCount(ctx, d, domainID, table)
+	}
+	return d.count(ctx, "SELECT COUNT(*) FROM "+table+" WHERE "+where, args...)
 }
 
 // withoutCountTriggers runs fn, which inserts a new domain's rows, in tx
@@ -48,6 +62,9 @@ func withoutCountTriggers(ctx context.Context, tx db, domainID int64, fn func() 
 		{countCourses, "courses WHERE domain_id = ?"},
 		{countLiveClasses, "live_classes WHERE domain_id = ?"},
 		{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1"},
+		{countOrders, "orders WHERE domain_id = ?"},
+		{countCertificates, "certificates WHERE domain_id = ?"},
+		{countQuizAttempts, "quiz_attempts WHERE domain_id = ?"},
 	} {
 		if _, err := tx.exec(ctx, "INSERT INTO row_counts (domain_id, kind, shard, n) SELECT ?, ?, 0, COUNT(*) FROM "+c.from,
 			domainID, c.kind, domainID); err != nil {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -143,4 +144,183 @@ func idsOf[T any](xs []T, id func(T) int64) []int64 {
 		ids = append(ids, id(x))
 	}
 	return ids
+}
+
+// The listings of orders, certificates and quiz attempts take their
+// unfiltered totals from counters too (migration 0040). They must follow
+// inserts, deletes and deletes by cascade, count no other domain's rows,
+// and page newest first as a scan does; a filtered listing still counts.
+func TestOrderCertificateAttemptTotalsFollowWrites(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, _, err := st.CreateDomain(ctx, "B")
+			if err != nil {
+				t.Fatal(err)
+			}
+			orders, certs, attempts := map[int64][]int64{}, map[int64][]int64{}, map[int64][]int64{}
+			var users, tests []int64
+			for _, dom := range []int64{other.ID, d.ID} {
+				w := newListWriter(t, st, dom)
+				for i := range 7 {
+					u := w.user(fmt.Sprintf("u%d@example.com", i))
+					orders[dom] = append(orders[dom], w.order(u))
+					certs[dom] = append(certs[dom], w.certificate(u))
+					for range 2 {
+						attempts[dom] = append(attempts[dom], w.attempt(u))
+					}
+					if dom == d.ID {
+						users = append(users, u)
+					}
+				}
+				if dom == d.ID {
+					tests = append(tests, w.test)
+				}
+			}
+			// A user's delete takes their certificates and attempts along
+			// (foreign keys); a test's delete takes its attempts.
+			if _, err := st.DeleteUserByEmail(ctx, d.ID, "u2@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			certs[d.ID] = append(certs[d.ID][:2], certs[d.ID][3:]...)
+			attempts[d.ID] = append(attempts[d.ID][:4], attempts[d.ID][6:]...)
+			if _, err := st.DeleteAttempt(ctx, d.ID, attempts[d.ID][0]); err != nil {
+				t.Fatal(err)
+			}
+			attempts[d.ID] = attempts[d.ID][1:]
+
+			newestFirst := func(ids []int64) []int64 {
+				out := append([]int64(nil), ids...)
+				slices.Reverse(out)
+				return out
+			}
+			check := func(name string, want []int64, list func(off, lim int) ([]int64, int64, error)) {
+				t.Helper()
+				for _, lim := range []int{1, 4, 50} {
+					for off := 0; off <= len(want)+1; off++ {
+						got, total, err := list(off, lim)
+						if err != nil {
+							t.Fatalf("%s offset %d limit %d: %v", name, off, lim, err)
+						}
+						if total != int64(len(want)) {
+							t.Fatalf("%s: total %d, want %d", name, total, len(want))
+						}
+						exp := []int64{}
+						if off < len(want) {
+							exp = want[off:min(off+lim, len(want))]
+						}
+						if fmt.Sprint(got) != fmt.Sprint(exp) {
+							t.Fatalf("%s offset %d limit %d: got %v, want %v", name, off, lim, got, exp)
+						}
+					}
+				}
+			}
+			check("orders", newestFirst(orders[d.ID]), func(off, lim int) ([]int64, int64, error) {
+				os, total, err := st.Orders(ctx, d.ID, store.OrderFilter{}, off, lim)
+				return idsOf(os, func(o store.Order) int64 { return o.ID }), total, err
+			})
+			check("certificates", newestFirst(certs[d.ID]), func(off, lim int) ([]int64, int64, error) {
+				cs, total, err := st.ListCertificates(ctx, d.ID, store.CertificateFilter{}, store.Page{Offset: off, Limit: lim})
+				return idsOf(cs, func(c store.Certificate) int64 { return c.ID }), total, err
+			})
+			check("attempts", newestFirst(attempts[d.ID]), func(off, lim int) ([]int64, int64, error) {
+				as, total, err := st.ListAttempts(ctx, d.ID, store.AttemptFilter{}, store.Page{Offset: off, Limit: lim})
+				return idsOf(as, func(a store.Attempt) int64 { return a.ID }), total, err
+			})
+			check("one user's certificates", newestFirst(certs[d.ID][3:4]), func(off, lim int) ([]int64, int64, error) {
+				cs, total, err := st.ListCertificates(ctx, d.ID, store.CertificateFilter{UserID: users[4]}, store.Page{Offset: off, Limit: lim})
+				return idsOf(cs, func(c store.Certificate) int64 { return c.ID }), total, err
+			})
+
+			if err := st.DeleteTest(ctx, d.ID, tests[0]); err != nil {
+				t.Fatal(err)
+			}
+			check("attempts after the test's delete", []int64{}, func(off, lim int) ([]int64, int64, error) {
+				as, total, err := st.ListAttempts(ctx, d.ID, store.AttemptFilter{}, store.Page{Offset: off, Limit: lim})
+				return idsOf(as, func(a store.Attempt) int64 { return a.ID }), total, err
+			})
+			if _, total, err := st.ListAttempts(ctx, other.ID, store.AttemptFilter{}, store.Page{Limit: 1}); err != nil || total != 14 {
+				t.Fatalf("the other domain's attempts: total %d (%v), want 14", total, err)
+			}
+		})
+	}
+}
+
+// listWriter makes a domain's users, orders, certificates (of one course
+// and template) and attempts (at one test), for listing tests.
+type listWriter struct {
+	t            *testing.T
+	st           *store.Store
+	domain       int64
+	course, test int64
+	started      time.Time
+}
+
+func newListWriter(t *testing.T, st *store.Store, domain int64) *listWriter {
+	t.Helper()
+	ctx := context.Background()
+	course, err := st.CreateCourse(ctx, domain, lms.Course{Name: "Course"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := st.CreateCertificateTemplate(ctx, domain, store.CertificateTemplate{Name: "T", Title: "Certificate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetCourseCertificateTemplate(ctx, domain, course.ID, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	test, err := st.CreateTest(ctx, domain, lms.Test{Name: "Test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &listWriter{t: t, st: st, domain: domain, course: course.ID, test: test.ID,
+		started: time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)}
+}
+
+func (w *listWriter) user(email string) int64 {
+	w.t.Helper()
+	u, err := w.st.CreateUser(context.Background(), w.domain, lms.User{Name: "U", Username: "u", Email: email})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return u.ID
+}
+
+func (w *listWriter) order(user int64) int64 {
+	w.t.Helper()
+	o, err := w.st.CreateOrder(context.Background(), w.domain, store.Order{Source: store.SourceCheckout,
+		BuyerEmail: fmt.Sprintf("buyer%d@example.com", user), UserID: user, Currency: "usd"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return o.ID
+}
+
+func (w *listWriter) certificate(user int64) int64 {
+	w.t.Helper()
+	c, _, err := w.st.IssueCertificate(context.Background(), w.domain, store.CertificateIssue{UserID: user, CourseID: w.course,
+		Source: store.CertSourceManual, NewCode: func() string { return fmt.Sprintf("code-%d-%d", w.domain, user) }})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c.ID
+}
+
+// attempt starts a new attempt, a minute after the last one.
+func (w *listWriter) attempt(user int64) int64 {
+	w.t.Helper()
+	w.started = w.started.Add(time.Minute)
+	a, _, err := w.st.StartAttempt(context.Background(), w.domain, w.test, user, func([]store.Attempt) (*store.Attempt, *store.Attempt, error) {
+		return nil, &store.Attempt{Mode: "test", State: "in_progress", StartedAt: w.started}, nil
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a.ID
 }

@@ -323,7 +323,7 @@ func (s *Store) Orders(ctx context.Context, domainID int64, f OrderFilter, offse
 		args = append(args, f.Source)
 	}
 	d := s.read()
-	total, err := d.count(ctx, "SELECT COUNT(*) FROM orders WHERE "+where, args...)
+	total, err := listTotal(ctx, d, domainID, countOrders, f != OrderFilter{}, where, args)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -301,11 +301,21 @@ func (s *Store) ListAttempts(ctx context.Context, domainID int64, f AttemptFilte
 		add("mode = ?", f.Mode)
 	}
 	d := s.read()
-	total, err := d.count(ctx, "SELECT COUNT(*) FROM quiz_attempts WHERE "+where, args...)
+	filtered := f != AttemptFilter{}
+	total, err := listTotal(ctx, d, domainID, countQuizAttempts, filtered, where, args)
 	if err != nil {
 		return nil, 0, err
 	}
+	// Unfiltered, the page is read in order from quiz_attempts_started
+	// (migration 0040). Filtered, SQLite (which keeps no statistics) would
+	// take that index too, to skip the sort, and walk all the domain's
+	// attempts for those of one test or class; ordering by +started_at
+	// keeps it on the filter's index. PostgreSQL plans by its statistics
+	// and has no unary plus for text.
 	q := where + " ORDER BY started_at DESC, id DESC"
+	if filtered && !d.pg {
+		q = where + " ORDER BY +started_at DESC, id DESC"
+	}
 	if p.Limit > 0 {
 		q += " LIMIT +? OFFSET +?"
 		args = append(args, p.Limit, p.Offset)
