@@ -196,3 +196,41 @@ func BenchmarkListUsers(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkOrders reads the first page of 20 of a domain's 20,000 orders,
+// newest first with the total, as orders/list does, unfiltered (the total
+// a counter) and of one status (the total a count of the matches).
+func BenchmarkOrders(b *testing.B) {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		const n = 20000
+		for i := range n {
+			o, err := st.CreateOrder(ctx, d.ID, store.Order{Source: store.SourceCheckout, BuyerEmail: fmt.Sprintf("b%d@example.com", i),
+				Currency: "usd", Total: 1000})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if i%4 == 0 {
+				if _, _, err := st.FailOrder(ctx, d.ID, o.ID, "declined"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		for _, tc := range []struct {
+			name  string
+			f     store.OrderFilter
+			total int64
+		}{
+			{"first-page", store.OrderFilter{}, n},
+			{"status-filter", store.OrderFilter{Status: store.OrderFailed}, n / 4},
+		} {
+			b.Run(tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if os, total, err := st.Orders(ctx, d.ID, tc.f, 0, 20); err != nil || total != tc.total || len(os) != 20 {
+						b.Fatal(len(os), total, err)
+					}
+				}
+			})
+		}
+	})
+}

@@ -8,6 +8,9 @@ INSERT INTO row_counts (domain_id, kind, n) SELECT domain_id, 'certificates', CO
 INSERT INTO row_counts (domain_id, kind, n) SELECT domain_id, 'quiz_attempts', COUNT(*) FROM quiz_attempts GROUP BY domain_id;
 
 CREATE INDEX certificates_domain ON certificates (domain_id, id);
+-- Orders of one status (orders/list?status=paid): the matches counted and
+-- the page read from this index, not from all the domain's orders.
+CREATE INDEX orders_status ON orders (domain_id, status, id);
 CREATE INDEX quiz_attempts_started ON quiz_attempts (domain_id, started_at, id);
 
 -- @sqlite
