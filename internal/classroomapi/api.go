@@ -56,6 +56,7 @@ type call struct {
 	P      *httpx.Params
 	Op     string
 	Req    *http.Request
+	space  *recordSpace // see records
 }
 
 // operation is one entry of the operation table.
@@ -211,7 +212,9 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		ans.error(http.StatusTooManyRequests, "rate limit exceeded; retry after "+w.Header().Get("Retry-After")+" seconds")
 		return
 	}
-	res, err := op.fn(r.Context(), &call{Domain: d, P: p, Op: op.name, Req: r})
+	c := &call{Domain: d, P: p, Op: op.name, Req: r}
+	defer c.releaseRecords() // once the answer is written
+	res, err := op.fn(r.Context(), c)
 	if err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) {

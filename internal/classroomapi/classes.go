@@ -323,48 +323,49 @@ func (a *API) classRecord(c *call, cls lms.LiveClass, now time.Time) obj {
 		cancel = "2"
 	}
 	i := strconv.Itoa
-	strs := make(wire.Strings, 0, 36)
+	space := c.records()
+	strs := space.strings(classRecordKeys)
 	str := strs.Value
 	diff := zone.DiffTime(at)
-	return obj{
-		{"id", str(strconv.FormatInt(cls.ID, 10))},
-		{"user_id", str(strconv.FormatInt(c.Domain.ID, 10))},
-		{"title", str(cls.Title)},
-		{"date", str(cls.Date)},
-		{"start_time", str(schedule.FormatClock(cls.StartMinute))},
-		{"end_time", str(schedule.FormatClock(cls.EndMinute))},
-		{"timezone", str(tz)},
-		{"end_date", str(endDate)},
-		{"description", str(cls.Description)},
-		{"record", str(i(cls.Record))},
-		{"ispaid", str(i(cls.IsPaid))},
-		{"currency", str(cls.Currency)},
-		{"status", str(status)},
-		{"duration", str(i(cls.SittingMinutes() * 60))},
-		{"repeat", str(i(cls.Repeat))},
-		{"is_recurring", str(i(lms.Flag(cls.IsRecurring)))},
-		{"weekdays", str(cls.Weekdays)},
-		{"seat_attendees", str(i(cls.SeatAttendees))},
-		{"end_classes_count", str(i(cls.EndClassesCount))},
-		{"published", str(i(cls.Published))},
-		{"label", str(zone.Label)},
-		{"privacy", str(i(cls.Privacy))},
-		{"timezone_label", str("(GMT" + diff + ") " + zone.Label)},
-		{"timezone_country", str(zone.IANA)},
-		{"difftime", str(diff)},
-		{"language", str(i(cls.IsLang))},
-		{"isBoard", str(i(cls.IsBoard))},
-		{"isScreenshare", str(i(cls.IsScreenshare))},
-		{"isCorporate", str(i(cls.IsCorporate))},
-		{"isPrivateChat", str(i(cls.IsPrivateChat))},
-		{"isRecordingLayout", str(i(cls.IsRecordingLayout))},
-		{"isVideo", str(i(cls.IsVideo))},
-		{"isRegion", str(i(cls.IsRegion))},
-		{"isCancel", str(cancel)},
-		{"keyword", str(cls.Keyword)},
-		{"sittings", str(i(len(cls.Occurrences)))},
-		{"class_starts_in", startsIn},
-	}
+	return append(space.obj(classRecordKeys),
+		kv{"id", str(strconv.FormatInt(cls.ID, 10))},
+		kv{"user_id", str(strconv.FormatInt(c.Domain.ID, 10))},
+		kv{"title", str(cls.Title)},
+		kv{"date", str(cls.Date)},
+		kv{"start_time", str(schedule.FormatClock(cls.StartMinute))},
+		kv{"end_time", str(schedule.FormatClock(cls.EndMinute))},
+		kv{"timezone", str(tz)},
+		kv{"end_date", str(endDate)},
+		kv{"description", str(cls.Description)},
+		kv{"record", str(i(cls.Record))},
+		kv{"ispaid", str(i(cls.IsPaid))},
+		kv{"currency", str(cls.Currency)},
+		kv{"status", str(status)},
+		kv{"duration", str(i(cls.SittingMinutes() * 60))},
+		kv{"repeat", str(i(cls.Repeat))},
+		kv{"is_recurring", str(i(lms.Flag(cls.IsRecurring)))},
+		kv{"weekdays", str(cls.Weekdays)},
+		kv{"seat_attendees", str(i(cls.SeatAttendees))},
+		kv{"end_classes_count", str(i(cls.EndClassesCount))},
+		kv{"published", str(i(cls.Published))},
+		kv{"label", str(zone.Label)},
+		kv{"privacy", str(i(cls.Privacy))},
+		kv{"timezone_label", str("(GMT" + diff + ") " + zone.Label)},
+		kv{"timezone_country", str(zone.IANA)},
+		kv{"difftime", str(diff)},
+		kv{"language", str(i(cls.IsLang))},
+		kv{"isBoard", str(i(cls.IsBoard))},
+		kv{"isScreenshare", str(i(cls.IsScreenshare))},
+		kv{"isCorporate", str(i(cls.IsCorporate))},
+		kv{"isPrivateChat", str(i(cls.IsPrivateChat))},
+		kv{"isRecordingLayout", str(i(cls.IsRecordingLayout))},
+		kv{"isVideo", str(i(cls.IsVideo))},
+		kv{"isRegion", str(i(cls.IsRegion))},
+		kv{"isCancel", str(cancel)},
+		kv{"keyword", str(cls.Keyword)},
+		kv{"sittings", str(i(len(cls.Occurrences)))},
+		kv{"class_starts_in", startsIn},
+	)
 }
 
 // getclass: class_id. A one-element list.
@@ -415,6 +416,7 @@ func (a *API) listClass(ctx context.Context, c *call) (*result, error) {
 	}
 	now := a.now()
 	rs := make([]obj, len(classes))
+	c.records().reserve(len(classes))
 	for i, cls := range classes {
 		rs[i] = a.classRecord(c, cls, now)
 	}

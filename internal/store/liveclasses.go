@@ -27,6 +27,13 @@ func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
 // a sittingsCol after them into the class's Occurrences.
 func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.LiveClass, error) {
 	var c lms.LiveClass
+	err := scanClassInto(row, &c, sittings)
+	return c, err
+}
+
+// scanClassInto is scanClassSittings into *c: a listing scans into its
+// slice's next element rather than copying a class there.
+func scanClassInto(row interface{ Scan(...any) error }, c *lms.LiveClass, sittings bool) error {
 	dest := []any{&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
 		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
 		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
@@ -37,8 +44,7 @@ func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.
 	} else {
 		dest = dest[:len(dest)-1]
 	}
-	err := row.Scan(dest...)
-	return c, err
+	return row.Scan(dest...)
 }
 
 // sittingsCol is a column giving the sittings of the class row of table
@@ -261,15 +267,16 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		where += " AND published = 1"
 	}
 	d := s.read()
-	classes := []lms.LiveClass{}
+	// A class is large: room for a page up front saves copying the
+	// classes as the slice grows.
+	classes := make([]lms.LiveClass, 0, min(max(p.Limit, 0), 100))
 	cols := classCols
 	if f.WithOccurrences {
 		cols = classSittingsCols
 	}
 	scan := func(r *sql.Rows) error {
-		c, err := scanClassSittings(r, f.WithOccurrences)
-		classes = append(classes, c)
-		return err
+		classes = append(classes, lms.LiveClass{})
+		return scanClassInto(r, &classes[len(classes)-1], f.WithOccurrences)
 	}
 	var total int64
 	var err error
