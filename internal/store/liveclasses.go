@@ -27,24 +27,24 @@ func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
 // a sittingsCol after them into the class's Occurrences.
 func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.LiveClass, error) {
 	var c lms.LiveClass
-	err := scanClassInto(row, &c, sittings)
+	err := row.Scan(classDest(nil, &c, sittings)...)
 	return c, err
 }
 
-// scanClassInto is scanClassSittings into *c: a listing scans into its
-// slice's next element rather than copying a class there.
-func scanClassInto(row interface{ Scan(...any) error }, c *lms.LiveClass, sittings bool) error {
-	dest := []any{&c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
+// classDest returns the scan destinations of a row of classCols (and a
+// sittingsCol when sittings is true) into *c, in dest's array: a listing
+// reuses one for all its rows, and scans each into its slice's next
+// element rather than copying a class there.
+func classDest(dest []any, c *lms.LiveClass, sittings bool) []any {
+	dest = append(dest[:0], &c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
 		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
 		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
 		&c.IsLang, &c.IsRegion, &c.IsCorporate, &c.IsScreenshare, &c.IsPrivateChat, &c.Keyword, &c.Privacy,
-		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt), nil}
+		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
 	if sittings {
-		dest[len(dest)-1] = sittingsScanner{&c.Occurrences}
-	} else {
-		dest = dest[:len(dest)-1]
+		dest = append(dest, sittingsScanner{&c.Occurrences})
 	}
-	return row.Scan(dest...)
+	return dest
 }
 
 // sittingsCol is a column giving the sittings of the class row of table
@@ -274,9 +274,11 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	if f.WithOccurrences {
 		cols = classSittingsCols
 	}
+	var dest []any
 	scan := func(r *sql.Rows) error {
 		classes = append(classes, lms.LiveClass{})
-		return scanClassInto(r, &classes[len(classes)-1], f.WithOccurrences)
+		dest = classDest(dest, &classes[len(classes)-1], f.WithOccurrences)
+		return r.Scan(dest...)
 	}
 	var total int64
 	var err error
