@@ -146,10 +146,9 @@ func (s *Store) ListCourseNames(ctx context.Context, domainID int64, p Page) ([]
 	}
 	err = listPage(ctx, d, page{table: "courses", domainID: domainID, cols: "id, name", total: total, offset: p.Offset, limit: p.Limit},
 		func(r *sql.Rows) error {
-			var c CourseName
-			err := r.Scan(&c.ID, &c.Name)
-			out = append(out, c)
-			return err
+			out = append(out, CourseName{})
+			c := &out[len(out)-1]
+			return r.Scan(&c.ID, &c.Name)
 		})
 	return out, total, err
 }
