@@ -293,7 +293,8 @@ func (a *API) saveClass(ctx context.Context, c *call, idParam string) (*result, 
 }
 
 // classRecord renders a class as getclass and listclass answer it: values
-// as strings except class_starts_in (seconds, a number).
+// as strings except class_starts_in (seconds, a number). The record lives
+// in the call's record space, so only until the answer is written.
 func (a *API) classRecord(c *call, cls lms.LiveClass, now time.Time) obj {
 	zone, _ := classZone(cls)
 	status, next, upcoming := schedule.StatusAt(cls.Occurrences, now)

@@ -8,10 +8,10 @@ import (
 // Listing totals and deep pages.
 //
 // The totals of the unfiltered listings of users, courses, live classes,
-// orders, certificates and quiz attempts come from row_counts, a counter per domain and kind that triggers keep in
-// the writing transaction (migration 0033), so a total costs a primary-key
-// range read of at most 32 rows instead of a COUNT(*) over the domain, and
-// stays exact (migrations 0033 and 0040).
+// orders, certificates and quiz attempts come from row_counts, a counter
+// per domain and kind that triggers keep in the writing transaction
+// (migrations 0033 and 0040), so a total costs a primary-key range read of
+// at most 32 rows instead of a COUNT(*) over the domain, and stays exact.
 // Filtered listings (a search, a name, a user) still count their matches.
 
 // Counter kinds in row_counts.
