@@ -32,48 +32,51 @@ const keptKVs = 10 * classRecordKeys
 // page of more than 10 does not grow its arrays record by record.
 func (s *recordSpace) reserve(n int) {
 	n *= classRecordKeys
-	if cap(s.kvs)-len(s.kvs) < n {
-		s.kvs = make([]kv, 0, n)
-	}
-	if cap(s.strs)-len(s.strs) < n {
-		s.strs = make(wire.Strings, 0, n)
-	}
+	makeRoom(&s.kvs, n, n)
+	makeRoom(&s.strs, n, n)
 }
 
 // obj returns an empty obj with room for n keys.
-func (s *recordSpace) obj(n int) obj {
-	if cap(s.kvs)-len(s.kvs) < n {
-		// Records made before keep the array they are in.
-		s.kvs = make([]kv, 0, max(2*cap(s.kvs), n, keptKVs))
-	}
-	l := len(s.kvs)
-	s.kvs = s.kvs[:l+n]
-	return s.kvs[l : l : l+n]
-}
+func (s *recordSpace) obj(n int) obj { return carve(&s.kvs, n) }
 
 // strings returns an empty wire.Strings with room for n values.
-func (s *recordSpace) strings(n int) wire.Strings {
-	if cap(s.strs)-len(s.strs) < n {
-		s.strs = make(wire.Strings, 0, max(2*cap(s.strs), n, keptKVs))
-	}
-	l := len(s.strs)
-	s.strs = s.strs[:l+n]
-	return s.strs[l : l : l+n]
-}
+func (s *recordSpace) strings(n int) wire.Strings { return carve(&s.strs, n) }
 
 // release empties the space, dropping what its arrays point to, and
 // gives it back for another request.
 func (s *recordSpace) release() {
-	if cap(s.kvs) > keptKVs {
-		s.kvs = nil
-	}
-	if cap(s.strs) > keptKVs {
-		s.strs = nil
-	}
-	clear(s.kvs)
-	clear(s.strs)
-	s.kvs, s.strs = s.kvs[:0], s.strs[:0]
+	empty(&s.kvs)
+	empty(&s.strs)
 	recordSpaces.Put(s)
+}
+
+// makeRoom moves *a to a new, empty array of size elements when it has
+// room for fewer than n more. Slices taken from the old array keep it.
+func makeRoom[S ~[]E, E any](a *S, n, size int) {
+	if cap(*a)-len(*a) < n {
+		*a = make(S, 0, size)
+	}
+}
+
+// carve takes an empty slice with room for n elements off the end of *a,
+// first moving *a to an array twice as large (at least keptKVs) when it
+// has no room left.
+func carve[S ~[]E, E any](a *S, n int) S {
+	makeRoom(a, n, max(2*cap(*a), n, keptKVs))
+	l := len(*a)
+	*a = (*a)[:l+n]
+	return (*a)[l : l : l+n]
+}
+
+// empty clears *a so that it points to nothing, and keeps its array for
+// the next request unless it outgrew a default page.
+func empty[S ~[]E, E any](a *S) {
+	if cap(*a) > keptKVs {
+		*a = nil
+		return
+	}
+	clear(*a)
+	*a = (*a)[:0]
 }
 
 // records returns the call's record space, taken on first use.

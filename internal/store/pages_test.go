@@ -21,14 +21,7 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := apitest.OpenStore(t, b)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
-				t.Fatal(err)
-			}
-			other, _, err := st.CreateDomain(ctx, "B")
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, other := twoDomains(t, st)
 			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
 			var classes, users, courses []int64
 			published := map[int64]bool{}
@@ -95,45 +88,63 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 			// first half by a deferred join, the second half backwards
 			// (page.query).
 			store.SetDirectPageOffset(t, 3)
-			check := func(name string, want []int64, list func(off, lim int) ([]int64, int64, error)) {
-				t.Helper()
-				for _, lim := range []int{1, 5, 10, 50} {
-					for off := 0; off <= len(want)+2; off++ {
-						got, total, err := list(off, lim)
-						if err != nil {
-							t.Fatalf("%s offset %d limit %d: %v", name, off, lim, err)
-						}
-						if total != int64(len(want)) {
-							t.Fatalf("%s: total %d, want %d", name, total, len(want))
-						}
-						end := min(off+lim, len(want))
-						exp := []int64{}
-						if off < len(want) {
-							exp = want[off:end]
-						}
-						if fmt.Sprint(got) != fmt.Sprint(exp) {
-							t.Fatalf("%s offset %d limit %d: got %v, want %v", name, off, lim, got, exp)
-						}
-					}
-				}
-			}
-			check("classes", classes, func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "classes", classes, func(off, lim int) ([]int64, int64, error) {
 				cs, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{}, store.Page{Offset: off, Limit: lim})
 				return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
 			})
-			check("published classes", pubIDs, func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "published classes", pubIDs, func(off, lim int) ([]int64, int64, error) {
 				cs, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{PublishedOnly: true}, store.Page{Offset: off, Limit: lim})
 				return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
 			})
-			check("users", users, func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "users", users, func(off, lim int) ([]int64, int64, error) {
 				us, total, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: off, Limit: lim})
 				return idsOf(us, func(u lms.User) int64 { return u.ID }), total, err
 			})
-			check("courses", courses, func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "courses", courses, func(off, lim int) ([]int64, int64, error) {
 				cs, total, err := st.ListCourseNames(ctx, d.ID, store.Page{Offset: off, Limit: lim})
 				return idsOf(cs, func(c store.CourseName) int64 { return c.ID }), total, err
 			})
 		})
+	}
+}
+
+// twoDomains creates the domains "A" and "B" of a listing test: the
+// rows of the second must never count in the first.
+func twoDomains(t *testing.T, st *store.Store) (store.Domain, store.Domain) {
+	t.Helper()
+	d, _, err := st.CreateDomain(context.Background(), "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := st.CreateDomain(context.Background(), "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, other
+}
+
+// checkPages reads every page of a listing, at several limits and at
+// offsets up to past its end, and compares each page and its total with
+// want, the listing's ids in order.
+func checkPages(t *testing.T, name string, want []int64, list func(off, lim int) ([]int64, int64, error)) {
+	t.Helper()
+	for _, lim := range []int{1, 4, 5, 10, 50} {
+		for off := 0; off <= len(want)+2; off++ {
+			got, total, err := list(off, lim)
+			if err != nil {
+				t.Fatalf("%s offset %d limit %d: %v", name, off, lim, err)
+			}
+			if total != int64(len(want)) {
+				t.Fatalf("%s: total %d, want %d", name, total, len(want))
+			}
+			exp := []int64{}
+			if off < len(want) {
+				exp = want[off:min(off+lim, len(want))]
+			}
+			if fmt.Sprint(got) != fmt.Sprint(exp) {
+				t.Fatalf("%s offset %d limit %d: got %v, want %v", name, off, lim, got, exp)
+			}
+		}
 	}
 }
 
@@ -155,14 +166,7 @@ func TestOrderCertificateAttemptTotalsFollowWrites(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			st := apitest.OpenStore(t, b)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
-				t.Fatal(err)
-			}
-			other, _, err := st.CreateDomain(ctx, "B")
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, other := twoDomains(t, st)
 			orders, certs, attempts := map[int64][]int64{}, map[int64][]int64{}, map[int64][]int64{}
 			var users, tests []int64
 			for _, dom := range []int64{other.ID, d.ID} {
@@ -199,40 +203,19 @@ func TestOrderCertificateAttemptTotalsFollowWrites(t *testing.T) {
 				slices.Reverse(out)
 				return out
 			}
-			check := func(name string, want []int64, list func(off, lim int) ([]int64, int64, error)) {
-				t.Helper()
-				for _, lim := range []int{1, 4, 50} {
-					for off := 0; off <= len(want)+1; off++ {
-						got, total, err := list(off, lim)
-						if err != nil {
-							t.Fatalf("%s offset %d limit %d: %v", name, off, lim, err)
-						}
-						if total != int64(len(want)) {
-							t.Fatalf("%s: total %d, want %d", name, total, len(want))
-						}
-						exp := []int64{}
-						if off < len(want) {
-							exp = want[off:min(off+lim, len(want))]
-						}
-						if fmt.Sprint(got) != fmt.Sprint(exp) {
-							t.Fatalf("%s offset %d limit %d: got %v, want %v", name, off, lim, got, exp)
-						}
-					}
-				}
-			}
-			check("orders", newestFirst(orders[d.ID]), func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "orders", newestFirst(orders[d.ID]), func(off, lim int) ([]int64, int64, error) {
 				os, total, err := st.Orders(ctx, d.ID, store.OrderFilter{}, off, lim)
 				return idsOf(os, func(o store.Order) int64 { return o.ID }), total, err
 			})
-			check("certificates", newestFirst(certs[d.ID]), func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "certificates", newestFirst(certs[d.ID]), func(off, lim int) ([]int64, int64, error) {
 				cs, total, err := st.ListCertificates(ctx, d.ID, store.CertificateFilter{}, store.Page{Offset: off, Limit: lim})
 				return idsOf(cs, func(c store.Certificate) int64 { return c.ID }), total, err
 			})
-			check("attempts", newestFirst(attempts[d.ID]), func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "attempts", newestFirst(attempts[d.ID]), func(off, lim int) ([]int64, int64, error) {
 				as, total, err := st.ListAttempts(ctx, d.ID, store.AttemptFilter{}, store.Page{Offset: off, Limit: lim})
 				return idsOf(as, func(a store.Attempt) int64 { return a.ID }), total, err
 			})
-			check("one user's certificates", newestFirst(certs[d.ID][3:4]), func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "one user's certificates", newestFirst(certs[d.ID][3:4]), func(off, lim int) ([]int64, int64, error) {
 				cs, total, err := st.ListCertificates(ctx, d.ID, store.CertificateFilter{UserID: users[4]}, store.Page{Offset: off, Limit: lim})
 				return idsOf(cs, func(c store.Certificate) int64 { return c.ID }), total, err
 			})
@@ -240,7 +223,7 @@ func TestOrderCertificateAttemptTotalsFollowWrites(t *testing.T) {
 			if err := st.DeleteTest(ctx, d.ID, tests[0]); err != nil {
 				t.Fatal(err)
 			}
-			check("attempts after the test's delete", []int64{}, func(off, lim int) ([]int64, int64, error) {
+			checkPages(t, "attempts after the test's delete", []int64{}, func(off, lim int) ([]int64, int64, error) {
 				as, total, err := st.ListAttempts(ctx, d.ID, store.AttemptFilter{}, store.Page{Offset: off, Limit: lim})
 				return idsOf(as, func(a store.Attempt) int64 { return a.ID }), total, err
 			})
