@@ -9,7 +9,8 @@ import (
 )
 
 // TestParseSittings: the aggregated sittings column reads as the rows of
-// class_occurrences read one by one did, and a malformed one is an error.
+// class_occurrences read one by one did, in seq order whatever order the
+// aggregate gave them in.
 func TestParseSittings(t *testing.T) {
 	at := func(s string) time.Time {
 		t.Helper()
@@ -29,6 +30,12 @@ func TestParseSittings(t *testing.T) {
 		{"one", "7,1,2030-01-02T09:00:00Z,2030-01-02T10:00:00Z,0",
 			[]lms.Occurrence{{ID: 7, Seq: 1, Start: at("2030-01-02T09:00:00Z"), End: at("2030-01-02T10:00:00Z")}}},
 		{"several", "7,1,2030-01-02T09:00:00Z,2030-01-02T10:00:00Z,0;8,2,2030-01-09T09:00:00Z,2030-01-09T10:00:00Z,1;9,3,2030-01-16T09:00:00Z,2030-01-16T10:00:00Z,0",
+			[]lms.Occurrence{
+				{ID: 7, Seq: 1, Start: at("2030-01-02T09:00:00Z"), End: at("2030-01-02T10:00:00Z")},
+				{ID: 8, Seq: 2, Start: at("2030-01-09T09:00:00Z"), End: at("2030-01-09T10:00:00Z"), Cancelled: true},
+				{ID: 9, Seq: 3, Start: at("2030-01-16T09:00:00Z"), End: at("2030-01-16T10:00:00Z")},
+			}},
+		{"out of seq order", "9,3,2030-01-16T09:00:00Z,2030-01-16T10:00:00Z,0;7,1,2030-01-02T09:00:00Z,2030-01-02T10:00:00Z,0;8,2,2030-01-09T09:00:00Z,2030-01-09T10:00:00Z,1",
 			[]lms.Occurrence{
 				{ID: 7, Seq: 1, Start: at("2030-01-02T09:00:00Z"), End: at("2030-01-02T10:00:00Z")},
 				{ID: 8, Seq: 2, Start: at("2030-01-09T09:00:00Z"), End: at("2030-01-09T10:00:00Z"), Cancelled: true},
