@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strconv"
@@ -35,6 +36,12 @@ func FuzzSignedLaunch(f *testing.F) {
 			t.Fatalf("the link %q does not parse: %v", raw, err)
 		}
 		classID, q := strings.TrimPrefix(u.Path, "/classroom/"), u.Query()
+		if u.RawQuery != q.Encode() {
+			t.Fatalf("the query %q is not as url.Values encodes it: %q", u.RawQuery, q.Encode())
+		}
+		if want, err := json.Marshal(l); err == nil && string(appendClaims(nil, l)) != string(want) {
+			t.Fatalf("sealed claims %s, json.Marshal writes %s", appendClaims(nil, l), want)
+		}
 		got, sig, err := ParseSignedLaunch(classID, q)
 		if err != nil {
 			t.Fatalf("ParseSignedLaunch(%s): %v", raw, err)

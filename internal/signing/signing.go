@@ -18,7 +18,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/lectern-lms/lectern/internal/jsonx"
 )
 
 // Errors a link check returns. Pages show a generic text for all of them.
@@ -49,11 +53,32 @@ func (l Launch) Role() string {
 	return "student"
 }
 
+// derive returns the key of secret for purpose. A getclasslaunch derives
+// two keys, so derived keys are kept (by secret and purpose); the map is
+// emptied when it reaches maxDerived keys, which a server with that many
+// domains' links in use recomputes at the cost of an HMAC each.
 func derive(secret []byte, purpose string) []byte {
+	id := purpose + "\x00" + string(secret)
+	if k, ok := derived.Load(id); ok {
+		return k.([]byte)
+	}
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(purpose))
-	return m.Sum(nil)
+	k := m.Sum(nil)
+	if derivedN.Add(1) > maxDerived {
+		derived.Clear()
+		derivedN.Store(1)
+	}
+	derived.Store(id, k)
+	return k
 }
+
+const maxDerived = 4096
+
+var (
+	derived  sync.Map // purpose "\x00" secret: its key, never written to
+	derivedN atomic.Int64
+)
 
 // launchMessage is the canonical text a plain launch URL's signature
 // covers: every field, escaped, in a fixed order.
@@ -78,19 +103,36 @@ func mac(key []byte, msg string) string {
 
 // SignedLaunchURL returns base/classroom/{class}?...&sig=... with the
 // claims in the clear.
+// The query is what url.Values.Encode gives, keys in byte order, written
+// without building the map (TestSignedLaunchQuery).
 func SignedLaunchURL(base string, secret []byte, l Launch) string {
-	q := url.Values{}
-	q.Set("d", strconv.FormatInt(l.Domain, 10))
-	q.Set("o", strconv.Itoa(l.Occurrence))
-	q.Set("userId", l.UserID)
-	q.Set("userName", l.UserName)
-	q.Set("role", l.Role())
-	q.Set("lessonName", l.Lesson)
-	q.Set("courseName", l.Course)
-	q.Set("isExtend", strconv.Itoa(l.Extend))
-	q.Set("expires", strconv.FormatInt(l.Expires.Unix(), 10))
-	q.Set("sig", mac(derive(secret, "launch-sign-v1"), launchMessage(l)))
-	return strings.TrimRight(base, "/") + "/classroom/" + strconv.FormatInt(l.Class, 10) + "?" + q.Encode()
+	b := make([]byte, 0, 256)
+	b = append(b, strings.TrimRight(base, "/")...)
+	b = append(b, "/classroom/"...)
+	b = strconv.AppendInt(b, l.Class, 10)
+	b = appendQuery(b, "?courseName=", l.Course)
+	b = append(b, "&d="...)
+	b = strconv.AppendInt(b, l.Domain, 10)
+	b = append(b, "&expires="...)
+	b = strconv.AppendInt(b, l.Expires.Unix(), 10)
+	b = append(b, "&isExtend="...)
+	b = strconv.AppendInt(b, int64(l.Extend), 10)
+	b = appendQuery(b, "&lessonName=", l.Lesson)
+	b = append(b, "&o="...)
+	b = strconv.AppendInt(b, int64(l.Occurrence), 10)
+	b = append(b, "&role="...)
+	b = append(b, l.Role()...)
+	b = append(b, "&sig="...)
+	b = append(b, mac(derive(secret, "launch-sign-v1"), launchMessage(l))...)
+	b = appendQuery(b, "&userId=", l.UserID)
+	b = appendQuery(b, "&userName=", l.UserName)
+	return string(b)
+}
+
+// appendQuery appends key (already escaped, with its separator and '=')
+// and v escaped as a query value.
+func appendQuery(b []byte, key, v string) []byte {
+	return append(append(b, key...), url.QueryEscape(v)...)
 }
 
 // ParseSignedLaunch reads the claims of a plain launch URL (the class id
@@ -182,12 +224,40 @@ func OpenSession(secret []byte, token string, now time.Time) (Launch, error) {
 // a key derived from secret for purpose.
 func seal(secret []byte, purpose string, l Launch) string {
 	aead := newAEAD(secret, purpose)
-	nonce := make([]byte, aead.NonceSize())
-	rand.Read(nonce)
-	plain, _ := json.Marshal(l)
+	var buf [512]byte
+	plain := appendClaims(buf[:0], l)
 	domain := strconv.FormatInt(l.Domain, 10)
-	sealed := aead.Seal(nonce, nonce, plain, []byte(domain))
+	sealed := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
+	rand.Read(sealed)
+	sealed = aead.Seal(sealed, sealed, plain, []byte(domain))
 	return domain + "." + base64.RawURLEncoding.EncodeToString(sealed)
+}
+
+// appendClaims appends l as json.Marshal writes it (TestAppendClaims),
+// without reflection. An Expires outside years 0 to 9999, which
+// json.Marshal refuses, is written all the same and refused when opened.
+func appendClaims(b []byte, l Launch) []byte {
+	b = append(b, `{"d":`...)
+	b = strconv.AppendInt(b, l.Domain, 10)
+	b = append(b, `,"c":`...)
+	b = strconv.AppendInt(b, l.Class, 10)
+	b = append(b, `,"o":`...)
+	b = strconv.AppendInt(b, int64(l.Occurrence), 10)
+	b = append(b, `,"u":`...)
+	b = jsonx.AppendString(b, l.UserID)
+	b = append(b, `,"n":`...)
+	b = jsonx.AppendString(b, l.UserName)
+	b = append(b, `,"t":`...)
+	b = strconv.AppendBool(b, l.Teacher)
+	b = append(b, `,"l":`...)
+	b = jsonx.AppendString(b, l.Lesson)
+	b = append(b, `,"cn":`...)
+	b = jsonx.AppendString(b, l.Course)
+	b = append(b, `,"x":`...)
+	b = strconv.AppendInt(b, int64(l.Extend), 10)
+	b = append(b, `,"e":"`...)
+	b = l.Expires.AppendFormat(b, time.RFC3339Nano)
+	return append(b, `"}`...)
 }
 
 func open(secret []byte, purpose, token string, now time.Time) (Launch, error) {

@@ -1,7 +1,11 @@
 package signing
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -193,5 +197,99 @@ func TestEmptySecretVerifiesNothing(t *testing.T) {
 		if VerifyRecording(secret, 1, 3, exp, ru.Query().Get("sig"), now) == nil {
 			t.Errorf("a recording link signed with secret %q verifies", secret)
 		}
+	}
+}
+
+// launches are claims whose fields need escaping in a query and in JSON,
+// for the tests that compare a link or a token with the standard encoders.
+var launches = []Launch{
+	claims,
+	{},
+	{Domain: -1, Class: 9223372036854775807, Occurrence: -3, UserID: "a&b=c?d#e", UserName: "Zoë <b>\"x\"</b>\n\t\u2028",
+		Lesson: "100% + 1", Course: "\xff\x00 /é", Extend: -1, Expires: time.Date(2031, 2, 3, 4, 5, 6, 789, time.FixedZone("", 5400))},
+	{Domain: 1, UserID: " ", UserName: "~!*'()", Lesson: "a+b", Course: "%2F", Expires: time.Unix(0, 0).UTC()},
+}
+
+// TestSignedLaunchQuery: a plain launch link's query is byte for byte
+// what url.Values.Encode makes of the same parameters.
+func TestSignedLaunchQuery(t *testing.T) {
+	for _, l := range launches {
+		raw := SignedLaunchURL("https://lms.example.com", secret, l)
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := url.Values{}
+		q.Set("d", strconv.FormatInt(l.Domain, 10))
+		q.Set("o", strconv.Itoa(l.Occurrence))
+		q.Set("userId", l.UserID)
+		q.Set("userName", l.UserName)
+		q.Set("role", l.Role())
+		q.Set("lessonName", l.Lesson)
+		q.Set("courseName", l.Course)
+		q.Set("isExtend", strconv.Itoa(l.Extend))
+		q.Set("expires", strconv.FormatInt(l.Expires.Unix(), 10))
+		q.Set("sig", u.Query().Get("sig"))
+		if u.RawQuery != q.Encode() {
+			t.Errorf("query\n%s\nwant\n%s", u.RawQuery, q.Encode())
+		}
+		if want := "/classroom/" + strconv.FormatInt(l.Class, 10); u.Path != want {
+			t.Errorf("path %s, want %s", u.Path, want)
+		}
+	}
+}
+
+// TestAppendClaims: a token's claims are byte for byte what json.Marshal
+// writes, and open as json.Unmarshal reads them.
+func TestAppendClaims(t *testing.T) {
+	for _, l := range launches {
+		want, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendClaims(nil, l); string(got) != string(want) {
+			t.Errorf("claims\n%s\nwant\n%s", got, want)
+		}
+		tok := strings.TrimPrefix(EncryptedLaunchURL("", secret, l), "/classroom/e/")
+		got, err := DecryptLaunch(secret, tok, l.Expires.Add(-time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sealed Launch // invalid UTF-8 reads back as U+FFFD
+		if err := json.Unmarshal(want, &sealed); err != nil {
+			t.Fatal(err)
+		}
+		if launchMessage(got) != launchMessage(sealed) || !got.Expires.Equal(l.Expires) {
+			t.Errorf("opened %+v, sealed %+v", got, sealed)
+		}
+	}
+}
+
+// BenchmarkLaunchURLs makes the two launch links of a getclasslaunch.
+func BenchmarkLaunchURLs(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		SignedLaunchURL("https://lms.example.com", secret, claims)
+		EncryptedLaunchURL("https://lms.example.com", secret, claims)
+	}
+}
+
+// TestDeriveKept: a kept key is the HMAC of its purpose under its secret,
+// for more secrets than are kept at once, asked for twice each.
+func TestDeriveKept(t *testing.T) {
+	for round := range 2 {
+		for i := range maxDerived + 100 {
+			s := []byte(fmt.Sprintf("secret %d of the test, long enough", i))
+			for _, purpose := range []string{"launch-sign-v1", "launch-encrypt-v1"} {
+				m := hmac.New(sha256.New, s)
+				m.Write([]byte(purpose))
+				if got := derive(s, purpose); !hmac.Equal(got, m.Sum(nil)) {
+					t.Fatalf("round %d, secret %d, %s: a wrong key", round, i, purpose)
+				}
+			}
+		}
+	}
+	if n := derivedN.Load(); n > maxDerived {
+		t.Errorf("%d keys kept, at most %d", n, maxDerived)
 	}
 }
