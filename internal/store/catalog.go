@@ -71,7 +71,7 @@ const courseCols = "id, name, subtitle, instructor_description, highlight, descr
 
 func scanCourse(row interface{ Scan(...any) error }) (lms.Course, error) {
 	var c lms.Course
-	err := row.Scan(&c.ID, &c.Name, &c.Subtitle, &c.InstructorDescription, &c.Highlight, &c.Description, &c.Alias,
+	err := row.Scan(intDest(&c.ID), &c.Name, &c.Subtitle, &c.InstructorDescription, &c.Highlight, &c.Description, &c.Alias,
 		&c.Status, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
 	return c, err
 }
@@ -148,7 +148,7 @@ func (s *Store) ListCourseNames(ctx context.Context, domainID int64, p Page) ([]
 		func(r *sql.Rows) error {
 			out = append(out, CourseName{})
 			c := &out[len(out)-1]
-			return r.Scan(&c.ID, &c.Name)
+			return r.Scan(intDest(&c.ID), &c.Name)
 		})
 	return out, total, err
 }

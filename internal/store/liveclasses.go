@@ -37,11 +37,13 @@ func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.
 // reuses one for all its rows, and scans each into its slice's next
 // element rather than copying a class there.
 func classDest(dest []any, c *lms.LiveClass, sittings bool) []any {
-	dest = append(dest[:0], &c.ID, &c.OwnerUserID, &c.Title, &c.Description, &c.Date, &c.StartMinute, &c.EndMinute,
-		&c.TimezoneID, &c.TimezoneName, &c.IsRecurring, &c.Repeat, &c.Weekdays, &c.EndClassesCount, &c.EndDate,
-		&c.Currency, &c.IsPaid, &c.SeatAttendees, &c.Record, &c.IsRecordingLayout, &c.IsVideo, &c.IsBoard,
-		&c.IsLang, &c.IsRegion, &c.IsCorporate, &c.IsScreenshare, &c.IsPrivateChat, &c.Keyword, &c.Privacy,
-		&c.Published, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
+	dest = append(dest[:0], intDest(&c.ID), intDest(&c.OwnerUserID), &c.Title, &c.Description, &c.Date,
+		intDest(&c.StartMinute), intDest(&c.EndMinute), intDest(&c.TimezoneID), &c.TimezoneName, &c.IsRecurring,
+		intDest(&c.Repeat), &c.Weekdays, intDest(&c.EndClassesCount), &c.EndDate, &c.Currency, intDest(&c.IsPaid),
+		intDest(&c.SeatAttendees), intDest(&c.Record), intDest(&c.IsRecordingLayout), intDest(&c.IsVideo),
+		intDest(&c.IsBoard), intDest(&c.IsLang), intDest(&c.IsRegion), intDest(&c.IsCorporate),
+		intDest(&c.IsScreenshare), intDest(&c.IsPrivateChat), &c.Keyword, intDest(&c.Privacy), intDest(&c.Published),
+		timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
 	if sittings {
 		dest = append(dest, sittingsScanner{&c.Occurrences})
 	}

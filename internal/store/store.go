@@ -245,7 +245,7 @@ func (d db) insert(ctx context.Context, q string, args ...any) (int64, error) {
 // count runs a query that returns one integer.
 func (d db) count(ctx context.Context, q string, args ...any) (int64, error) {
 	var n int64
-	err := d.queryRow(ctx, q, args...).Scan(&n)
+	err := d.queryRow(ctx, q, args...).Scan(intDest(&n))
 	return n, err
 }
 
@@ -330,11 +330,13 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
 // storedTime scans a stored instant into *t. A value that is not one (a
 // corrupt row) is an error, so the read fails loudly instead of going on
-// with a zero time. An optional column holds "" for zero.
-type storedTime struct {
-	t        *time.Time
-	optional bool
-}
+// with a zero time. optionalTime is the same for a column that holds ""
+// for zero. Each holds one pointer, so it goes into a scan's []any
+// without an allocation.
+type (
+	storedTime   struct{ t *time.Time }
+	optionalTime struct{ t *time.Time }
+)
 
 // scannedText is a text column's value as the drivers give it to a
 // sql.Scanner: a string or bytes, or nil for NULL (null true, s ""). ok is
@@ -352,27 +354,61 @@ func scannedText(v any) (s string, null, ok bool) {
 }
 
 // timeCol scans a required instant into t.
-func timeCol(t *time.Time) storedTime { return storedTime{t: t} }
+func timeCol(t *time.Time) storedTime { return storedTime{t} }
 
 // optTimeCol scans an optional instant ("" for zero) into t.
-func optTimeCol(t *time.Time) storedTime { return storedTime{t: t, optional: true} }
+func optTimeCol(t *time.Time) optionalTime { return optionalTime{t} }
 
 // Scan implements sql.Scanner.
-func (st storedTime) Scan(v any) error {
+func (st storedTime) Scan(v any) error { return scanTime(v, st.t, false) }
+
+// Scan implements sql.Scanner.
+func (ot optionalTime) Scan(v any) error { return scanTime(v, ot.t, true) }
+
+func scanTime(v any, dst *time.Time, optional bool) error {
 	s, _, ok := scannedText(v)
 	if !ok {
 		return fmt.Errorf("store: stored time is a %T, not text", v)
 	}
-	if s == "" && st.optional {
-		*st.t = time.Time{}
+	if s == "" && optional {
+		*dst = time.Time{}
 		return nil
 	}
 	t, err := parseTime(s)
 	if err != nil {
 		return fmt.Errorf("store: corrupt stored time %q: %w", s, err)
 	}
-	*st.t = t
+	*dst = t
 	return nil
+}
+
+// intCol scans an integer column into *p. database/sql converts the
+// driver's int64 into an int by formatting it as text and parsing that
+// back, through reflection, and into an int64 by reflection; this
+// assigns it. It holds one pointer, so it goes into a scan's []any
+// without an allocation. Text holding a number reads as database/sql
+// reads it; NULL or anything else is an error, as it was there.
+type intCol[T ~int | ~int64] struct{ p *T }
+
+// intDest returns the intCol of p.
+func intDest[T ~int | ~int64](p *T) intCol[T] { return intCol[T]{p} }
+
+// Scan implements sql.Scanner.
+func (c intCol[T]) Scan(v any) error {
+	switch v := v.(type) {
+	case int64:
+		*c.p = T(v)
+		return nil
+	case string, []byte:
+		s, _, _ := scannedText(v)
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("store: integer column holds %q", s)
+		}
+		*c.p = T(n)
+		return nil
+	}
+	return fmt.Errorf("store: integer column holds a %T", v)
 }
 
 // parseTime reads a stored instant (timeFormat). It reads the fixed-width

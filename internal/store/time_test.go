@@ -37,3 +37,43 @@ func BenchmarkParseTime(b *testing.B) {
 		}
 	}
 }
+
+// TestIntCol: an integer column scans into an int or an int64 from the
+// drivers' int64 and from text holding a number, as database/sql's own
+// conversion does; NULL, a float and text that is no number are errors.
+func TestIntCol(t *testing.T) {
+	for _, tc := range []struct {
+		in      any
+		want    int64
+		wantErr bool
+	}{
+		{int64(0), 0, false},
+		{int64(-7), -7, false},
+		{int64(9223372036854775807), 9223372036854775807, false},
+		{"42", 42, false},
+		{[]byte("-3"), -3, false},
+		{nil, 0, true},
+		{1.5, 0, true},
+		{"4x", 0, true},
+		{"9223372036854775808", 0, true},
+		{true, 0, true},
+	} {
+		var i int
+		var i64 int64 = 99
+		errInt := intDest(&i).Scan(tc.in)
+		errInt64 := intDest(&i64).Scan(tc.in)
+		if tc.wantErr {
+			if errInt == nil || errInt64 == nil {
+				t.Errorf("%#v scanned without an error: int %d, int64 %d", tc.in, i, i64)
+			}
+			continue
+		}
+		if errInt != nil || errInt64 != nil {
+			t.Errorf("%#v: %v, %v", tc.in, errInt, errInt64)
+			continue
+		}
+		if int64(i) != tc.want || i64 != tc.want {
+			t.Errorf("%#v scanned as int %d, int64 %d; want %d", tc.in, i, i64, tc.want)
+		}
+	}
+}

@@ -15,7 +15,7 @@ const userCols = "id, name, username, email, created_at"
 
 func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
 	var u lms.User
-	err := row.Scan(&u.ID, &u.Name, &u.Username, &u.Email, timeCol(&u.CreatedAt))
+	err := row.Scan(intDest(&u.ID), &u.Name, &u.Username, &u.Email, timeCol(&u.CreatedAt))
 	return u, err
 }
 
@@ -26,7 +26,7 @@ const userListCols = "id, name, username, email"
 
 // scanListedUser scans a row of userListCols into *u.
 func scanListedUser(r *sql.Rows, u *lms.User) error {
-	return r.Scan(&u.ID, &u.Name, &u.Username, &u.Email)
+	return r.Scan(intDest(&u.ID), &u.Name, &u.Username, &u.Email)
 }
 
 // CreateUser adds a user. A second user with the same email (compared
