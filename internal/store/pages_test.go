@@ -23,7 +23,7 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 			st := apitest.OpenStore(t, b)
 			d, other := twoDomains(t, st)
 			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			var classes, users, courses []int64
+			var classes, users, courses, otherUsers []int64
 			published := map[int64]bool{}
 			for i := range 23 {
 				pub := 0
@@ -49,9 +49,11 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 				}
 				courses = append(courses, co.ID)
 				// The other domain's rows must not count.
-				if _, err := st.CreateUser(ctx, other.ID, lms.User{Name: "O", Username: "o", Email: fmt.Sprintf("o%d@example.com", i)}); err != nil {
+				o, err := st.CreateUser(ctx, other.ID, lms.User{Name: "O", Username: "o", Email: fmt.Sprintf("o%d@example.com", i)})
+				if err != nil {
 					t.Fatal(err)
 				}
+				otherUsers = append(otherUsers, o.ID)
 			}
 			// Delete some, unpublish one, publish another.
 			if err := st.DeleteLiveClass(ctx, d.ID, classes[4]); err != nil {
@@ -86,26 +88,43 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 
 			// The first pages are read directly, the next ones of the
 			// first half by a deferred join, the second half backwards
-			// (page.query).
-			store.SetDirectPageOffset(t, 3)
-			checkPages(t, "classes", classes, func(off, lim int) ([]int64, int64, error) {
-				cs, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{}, store.Page{Offset: off, Limit: lim})
-				return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
-			})
-			checkPages(t, "published classes", pubIDs, func(off, lim int) ([]int64, int64, error) {
-				cs, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{PublishedOnly: true}, store.Page{Offset: off, Limit: lim})
-				return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
-			})
-			checkPages(t, "users", users, func(off, lim int) ([]int64, int64, error) {
-				us, total, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: off, Limit: lim})
-				return idsOf(us, func(u lms.User) int64 { return u.ID }), total, err
-			})
-			checkPages(t, "courses", courses, func(off, lim int) ([]int64, int64, error) {
-				cs, total, err := st.ListCourseNames(ctx, d.ID, store.Page{Offset: off, Limit: lim})
-				return idsOf(cs, func(c store.CourseName) int64 { return c.ID }), total, err
-			})
+			// (page.query). Then every page is read directly, those past
+			// the end too.
+			for _, direct := range []int64{3, 1000} {
+				store.SetDirectPageOffset(t, direct)
+				checkListings(t, st, d.ID, classes, pubIDs, users, courses)
+			}
+			// The other domain: users only; no page of classes or courses
+			// holds a total.
+			for _, direct := range []int64{3, 1000} {
+				store.SetDirectPageOffset(t, direct)
+				checkListings(t, st, other.ID, nil, nil, otherUsers, nil)
+			}
 		})
 	}
+}
+
+// checkListings checks every page of the domain's classes, published
+// classes, users and courses against the ids given, in id order.
+func checkListings(t *testing.T, st *store.Store, domainID int64, classes, published, users, courses []int64) {
+	t.Helper()
+	ctx := context.Background()
+	checkPages(t, "classes", classes, func(off, lim int) ([]int64, int64, error) {
+		cs, total, err := st.ListLiveClasses(ctx, domainID, store.ClassFilter{}, store.Page{Offset: off, Limit: lim})
+		return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
+	})
+	checkPages(t, "published classes", published, func(off, lim int) ([]int64, int64, error) {
+		cs, total, err := st.ListLiveClasses(ctx, domainID, store.ClassFilter{PublishedOnly: true}, store.Page{Offset: off, Limit: lim})
+		return idsOf(cs, func(c lms.LiveClass) int64 { return c.ID }), total, err
+	})
+	checkPages(t, "users", users, func(off, lim int) ([]int64, int64, error) {
+		us, total, err := st.ListUsers(ctx, domainID, store.UserFilter{}, store.Page{Offset: off, Limit: lim})
+		return idsOf(us, func(u lms.User) int64 { return u.ID }), total, err
+	})
+	checkPages(t, "courses", courses, func(off, lim int) ([]int64, int64, error) {
+		cs, total, err := st.ListCourseNames(ctx, domainID, store.Page{Offset: off, Limit: lim})
+		return idsOf(cs, func(c store.CourseName) int64 { return c.ID }), total, err
+	})
 }
 
 // twoDomains creates the domains "A" and "B" of a listing test: the
