@@ -86,6 +86,7 @@ func (a *answer) write(status int, ctype string, body []byte) {
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	httpx.SetContentLength(h, len(body))
 	a.w.WriteHeader(status)
 	a.w.Write(body)
 }

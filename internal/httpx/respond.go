@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -25,9 +26,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 
 // WriteJSONBytes writes b, an answer already encoded as JSON, with status.
 func WriteJSONBytes(w http.ResponseWriter, status int, b []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	SetContentLength(h, len(b))
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// SetContentLength sets the Content-Length of an answer of n bytes,
+// written whole. Without it net/http sends an answer longer than 2 KB in
+// chunks, which costs the server and the client more than the header.
+func SetContentLength(h http.Header, n int) {
+	h["Content-Length"] = []string{strconv.Itoa(n)}
 }
 
 // Answer buffers are reused between requests: a page of records would
