@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -364,5 +366,63 @@ func TestGroupCommitClose(t *testing.T) {
 	}
 	if err := st.tx(ctx, func(d db) error { return nil }); !errors.Is(err, errStoreClosed) {
 		t.Errorf("call after close: %v, want errStoreClosed", err)
+	}
+}
+
+// TestInsertID: an insert returns its row's id on SQLite, where it is
+// read from the connection after the statement (the triggers of the
+// tables below insert rows of their own meanwhile), also for the second
+// of two inserts in one group commit; an insert that writes no row is
+// sql.ErrNoRows and one that writes two an error.
+func TestInsertID(t *testing.T) {
+	st, domainID := openGroupStore(t)
+	ctx := context.Background()
+	for i, q := range []string{
+		"INSERT INTO users (domain_id, name, username, email, email_key, created_at) VALUES (?, 'A', 'a', ?, ?, '2030-01-01T00:00:00Z')",
+		"INSERT INTO courses (domain_id, name, subtitle, instructor_description, highlight, description, alias, status, created_at, updated_at) VALUES (?, ?, '', '', '', '', '', 'unpublished', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')",
+	} {
+		var ids [2]int64
+		err := st.tx(ctx, func(d db) error {
+			for j := range ids {
+				args := []any{domainID, fmt.Sprintf("n%d-%d@example.com", i, j)}
+				if i == 0 {
+					args = append(args, args[1])
+				}
+				var err error
+				if ids[j], err = d.insert(ctx, q, args...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := strings.Fields(q)[2]
+		for j, id := range ids {
+			var got int64
+			col := map[string]string{"users": "email", "courses": "name"}[table]
+			if err := st.read().queryRow(ctx, "SELECT id FROM "+table+" WHERE "+col+" = ?",
+				fmt.Sprintf("n%d-%d@example.com", i, j)).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != id || id == 0 {
+				t.Errorf("%s insert %d returned id %d, the row has %d", table, j, id, got)
+			}
+		}
+	}
+	err := st.tx(ctx, func(d db) error {
+		_, err := d.insert(ctx, "INSERT INTO user_groups (domain_id, name) SELECT domain_id, name FROM user_groups WHERE 0")
+		return err
+	})
+	if !errors.Is(err, sql.ErrNoRows) {
+		t.Errorf("an insert of no row: %v, want sql.ErrNoRows", err)
+	}
+	err = st.tx(ctx, func(d db) error {
+		_, err := d.insert(ctx, "INSERT INTO courses (domain_id, name, subtitle, instructor_description, highlight, description, alias, status, created_at, updated_at) SELECT domain_id, name || ' copy', '', '', '', '', '', 'unpublished', created_at, updated_at FROM courses WHERE domain_id = ?", domainID)
+		return err
+	})
+	if err == nil || errors.Is(err, sql.ErrNoRows) {
+		t.Errorf("an insert of two rows: %v, want an error", err)
 	}
 }
