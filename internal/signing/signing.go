@@ -102,9 +102,8 @@ func mac(key []byte, msg string) string {
 }
 
 // SignedLaunchURL returns base/classroom/{class}?...&sig=... with the
-// claims in the clear.
-// The query is what url.Values.Encode gives, keys in byte order, written
-// without building the map (TestSignedLaunchQuery).
+// claims in the clear. The query is what url.Values.Encode gives, keys
+// in byte order, written without building the map (TestSignedLaunchQuery).
 func SignedLaunchURL(base string, secret []byte, l Launch) string {
 	b := make([]byte, 0, 256)
 	b = append(b, strings.TrimRight(base, "/")...)

@@ -56,8 +56,8 @@ func classDest(dest []any, c *lms.LiveClass, sittings bool) []any {
 // sitting, joined by ';'; NULL when the class has none. Stored instants
 // hold neither ',' nor ';'. string_agg works on PostgreSQL and on SQLite
 // from 3.44. The aggregate has no ORDER BY: on SQLite one builds and
-// sorts a temporary table on every read, about a tenth of a getclass's
-// database time, though the rows come by seq from the class_occurrences_seq
+// sorts a temporary table on every read (a fifth of a getclass's
+// statement), though the rows come by seq from the class_occurrences_seq
 // index anyway; parseSittings puts them in seq order whatever their order.
 func sittingsCol(table string) string {
 	return `(SELECT string_agg(CAST(o.id AS TEXT) || ',' || CAST(o.seq AS TEXT) || ',' || o.starts_at || ',' ||
