@@ -307,7 +307,7 @@ func (i *Issuer) servePDF(w http.ResponseWriter, r *http.Request, raw string) {
 	}
 	w.Header().Set("Content-Type", "application/pdf")
 	w.Header().Set("Content-Disposition", `inline; filename="certificate-`+c.Code+`.pdf"`)
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	httpx.SetContentLength(w.Header(), len(b))
 	w.Write(b)
 }
 
