@@ -132,7 +132,11 @@ func IsolatedURL(t testing.TB, base string) string {
 // OpenStore opens and migrates a store on backend b for t.
 func OpenStore(t testing.TB, b Backend) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Options{DatabaseURL: IsolatedURL(t, b.URL), DataDir: t.TempDir()})
+	st, err := store.Open(context.Background(), store.Options{
+		DatabaseURL: IsolatedURL(t, b.URL), DataDir: t.TempDir(),
+		// As the server opens it, so every API test runs with the cache.
+		CacheRecords: true,
+	})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

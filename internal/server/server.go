@@ -91,7 +91,11 @@ func (m *Main) Open(ctx context.Context) error {
 		m.Logger = slog.Default()
 	}
 	m.openTestClock()
-	st, err := store.Open(ctx, store.Options{DatabaseURL: m.Config.DatabaseURL, DataDir: m.Config.DataDir, Now: m.Now})
+	st, err := store.Open(ctx, store.Options{
+		DatabaseURL: m.Config.DatabaseURL, DataDir: m.Config.DataDir, Now: m.Now,
+		// A cluster node shares its database with other writers.
+		CacheRecords: m.Config.Cluster.InternalURL == "",
+	})
 	if err != nil {
 		return err
 	}

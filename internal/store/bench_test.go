@@ -77,7 +77,8 @@ func BenchmarkListLiveClasses(b *testing.B) {
 	})
 }
 
-// BenchmarkLiveClass reads one class with its sittings (getclass).
+// BenchmarkLiveClass reads one class with its sittings (getclass), from
+// the database and from the record cache.
 func BenchmarkLiveClass(b *testing.B) {
 	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
 		start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
@@ -91,11 +92,16 @@ func BenchmarkLiveClass(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
-				b.Fatal(len(got.Occurrences), err)
-			}
+		for _, cached := range []bool{false, true} {
+			b.Run(map[bool]string{false: "read", true: "cached"}[cached], func(b *testing.B) {
+				st.SetCacheRecords(cached)
+				b.ReportAllocs()
+				for b.Loop() {
+					if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
+						b.Fatal(len(got.Occurrences), err)
+					}
+				}
+			})
 		}
 	})
 }

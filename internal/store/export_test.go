@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -145,3 +146,9 @@ func (s *Store) CheckClassTitleIndex(ctx context.Context, full bool) error {
 	}
 	return nil
 }
+
+// SetRecordClock sets the clock the record caches expire entries by.
+func (s *Store) SetRecordClock(now func() time.Time) { s.recordClock = now }
+
+// SetCacheRecords turns the record caches on or off.
+func (s *Store) SetCacheRecords(on bool) { s.cacheRecords = on }

@@ -192,6 +192,7 @@ func (g *groupWriter) group(first *writeCall) {
 	} else {
 		t.Rollback()
 	}
+	g.s.wrote()
 	for _, c := range ok {
 		if lost != nil && c.err == nil && c.panic == nil {
 			c.err = lost

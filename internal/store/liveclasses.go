@@ -224,8 +224,20 @@ func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ 
 }
 
 // LiveClass returns one class of the domain with its occurrences in order.
+// A point read is answered from memory when the store caches records
+// (recordcache.go); the sittings are the caller's own copy.
 func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClass, error) {
-	return liveClass(ctx, s.read(), domainID, id)
+	c, err := cachedRecord(ctx, s, &s.classes, domainID, id, classSize, func(ctx context.Context) (lms.LiveClass, error) {
+		return liveClass(ctx, s.read(), domainID, id)
+	})
+	c.Occurrences = slices.Clone(c.Occurrences)
+	return c, err
+}
+
+// classSize is a class's size for the record cache, roughly.
+func classSize(c lms.LiveClass) int {
+	return 320 + len(c.Title) + len(c.Description) + len(c.Date) + len(c.TimezoneName) + len(c.Weekdays) +
+		len(c.EndDate) + len(c.Currency) + len(c.Keyword) + 48*len(c.Occurrences)
 }
 
 func liveClass(ctx context.Context, d db, domainID, id int64) (lms.LiveClass, error) {

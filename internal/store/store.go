@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lectern-lms/lectern/internal/lms"
+
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver (pure Go)
 )
@@ -42,6 +44,15 @@ type Store struct {
 	titles *titleIndexer
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
+	// gen counts this Store's committed write transactions; the record
+	// caches serve an entry only while it has not moved (recordcache.go).
+	gen          atomic.Uint64
+	cacheRecords bool
+	recordTTL    time.Duration
+	recordClock  func() time.Time // time.Now; not Now, which tests may stop
+	users        recordCache[lms.User]
+	courses      recordCache[lms.Course]
+	classes      recordCache[lms.LiveClass]
 	// Now is the clock (time.Now when nil): the same one the APIs use,
 	// set from Options.Now.
 	Now func() time.Time
@@ -56,6 +67,12 @@ type Options struct {
 	DataDir     string
 	// Now is the store's clock; nil means time.Now.
 	Now func() time.Time
+	// CacheRecords answers point reads of a user, a course or a live
+	// class from memory (recordcache.go). Set it only in a process that
+	// is the only writer of those records: every write through this Store
+	// is seen at once, but another process's (another node's) only after
+	// RecordCacheTTL. The server sets it unless it is a cluster node.
+	CacheRecords bool
 }
 
 // Open connects to the database. It does not migrate; call Migrate.
@@ -65,6 +82,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, err
 	}
 	s.Now = o.Now
+	s.cacheRecords = o.CacheRecords
+	s.recordTTL = RecordCacheTTL
+	s.recordClock = time.Now
 	return s, nil
 }
 
@@ -308,6 +328,7 @@ func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
 		t.Rollback()
 		return err
 	}
+	defer s.wrote()
 	if err := t.Commit(); err != nil {
 		return mapErr(fmt.Errorf("commit: %w", err))
 	}

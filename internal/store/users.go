@@ -49,9 +49,16 @@ func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms
 }
 
 // User returns one user of the domain.
+// A point read is answered from memory when the store caches records
+// (recordcache.go).
 func (s *Store) User(ctx context.Context, domainID, id int64) (lms.User, error) {
-	return user(ctx, s.read(), domainID, id)
+	return cachedRecord(ctx, s, &s.users, domainID, id, userSize, func(ctx context.Context) (lms.User, error) {
+		return user(ctx, s.read(), domainID, id)
+	})
 }
+
+// userSize is a user's size for the record cache, roughly.
+func userSize(u lms.User) int { return 64 + len(u.Name) + len(u.Username) + len(u.Email) }
 
 func user(ctx context.Context, d db, domainID, id int64) (lms.User, error) {
 	u, err := scanUser(d.queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, id))

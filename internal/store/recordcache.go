@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Point reads of a user, a course and a live class are answered from
+// memory when Options.CacheRecords is set (issue 13: reading the row was
+// half or more of the server's work for such a request; see
+// docs/performance.md, "Ninth pass").
+//
+// Exactness on this process: every write transaction of this Store, once
+// committed, moves the store's write generation on (wrote), and an entry
+// serves only while the generation is the one read before its row was
+// read. So a write acknowledged to anyone is never followed by an older
+// answer from this process, whatever it changed: the rule does not depend
+// on knowing which records a write touches. The cost is that any write
+// makes every entry stale; a cached record is worth keeping only under
+// reads.
+//
+// Another process's writes (a `lectern` command, a hand-run statement)
+// are not seen by the generation: an entry is trusted for RecordCacheTTL
+// at most. Options.CacheRecords says when that is acceptable.
+const (
+	// RecordCacheTTL is how long a record is served from memory at most.
+	RecordCacheTTL = 2 * time.Second
+	// recordCacheSize bounds each kind's entries; when full, stale ones
+	// are dropped, then arbitrary ones.
+	recordCacheSize = 512
+	// recordMaxBytes is the largest record kept (strings and sittings,
+	// roughly counted), so the caches hold a few megabytes at most.
+	recordMaxBytes = 4 << 10
+)
+
+type recordKey struct{ domainID, id int64 }
+
+type recordEntry[V any] struct {
+	v       V
+	gen     uint64
+	expires time.Time
+}
+
+// recordCache keeps records of one kind by domain and id.
+type recordCache[V any] struct {
+	mu sync.RWMutex
+	m  map[recordKey]recordEntry[V]
+}
+
+// get returns the entry for k if it was read at generation gen and has
+// not expired.
+func (c *recordCache[V]) get(k recordKey, gen uint64, now time.Time) (V, bool) {
+	c.mu.RLock()
+	e, ok := c.m[k]
+	c.mu.RUnlock()
+	if !ok || e.gen != gen || !now.Before(e.expires) {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
+}
+
+// put keeps v, read at generation gen, for ttl.
+func (c *recordCache[V]) put(k recordKey, v V, gen uint64, now time.Time, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[recordKey]recordEntry[V])
+	}
+	if _, ok := c.m[k]; !ok && len(c.m) >= recordCacheSize {
+		for k, e := range c.m {
+			if e.gen != gen || !now.Before(e.expires) {
+				delete(c.m, k)
+			}
+		}
+		for k := range c.m {
+			if len(c.m) < recordCacheSize {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[k] = recordEntry[V]{v: v, gen: gen, expires: now.Add(ttl)}
+}
+
+// wrote marks a write transaction committed (or given up): every record
+// read before it is stale from now on. Called after the commit returns,
+// never before, so that a read which sees the new generation also sees
+// the write.
+func (s *Store) wrote() { s.gen.Add(1) }
+
+// cachedRecord answers a point read of kind c from memory, or runs load
+// and keeps what it read when the record is no larger than
+// recordMaxBytes by size. Errors (a record not found) are not kept.
+func cachedRecord[V any](ctx context.Context, s *Store, c *recordCache[V], domainID, id int64, size func(V) int, load func(context.Context) (V, error)) (V, error) {
+	if !s.cacheRecords {
+		return load(ctx)
+	}
+	if err := ctx.Err(); err != nil { // as a read from the database would
+		var zero V
+		return zero, err
+	}
+	k := recordKey{domainID, id}
+	// The generation is read before the row, so a write committed in
+	// between makes what is read stale at once.
+	gen := s.gen.Load()
+	now := s.recordClock()
+	if v, ok := c.get(k, gen, now); ok {
+		return v, nil
+	}
+	v, err := load(ctx)
+	if err == nil && size(v) <= recordMaxBytes {
+		c.put(k, v, gen, now, s.recordTTL)
+	}
+	return v, err
+}

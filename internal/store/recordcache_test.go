@@ -1,0 +1,167 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// With the record cache on (apitest opens stores as the server does),
+// every write through the store is seen by the next point read, whatever
+// it changed, and a record is never served to another domain.
+func TestRecordCacheSeesEveryWrite(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, _, err := st.CreateDomain(ctx, "B")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Before", Date: "2030-01-02",
+				StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd",
+				Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}, {Start: start.AddDate(0, 0, 7), End: start.AddDate(0, 0, 7).Add(time.Hour)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			co, err := st.CreateCourse(ctx, d.ID, lms.Course{Name: "Before", Status: "draft"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "Ann", Username: "ann", Email: "ann@example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type records struct {
+				class               lms.LiveClass
+				course              lms.Course
+				classErr, courseErr error
+			}
+			read := func() (r records) {
+				for range 2 { // the second read is answered from memory
+					r.class, r.classErr = st.LiveClass(ctx, d.ID, c.ID)
+					r.course, r.courseErr = st.Course(ctx, d.ID, co.ID)
+				}
+				return r
+			}
+			if r := read(); r.classErr != nil || r.class.Title != "Before" || len(r.class.Occurrences) != 2 || r.courseErr != nil {
+				t.Fatalf("first read: %+v", r)
+			}
+			for range 2 {
+				if _, err := st.User(ctx, d.ID, u.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			// The caller's copy of the sittings is its own.
+			got, _ := st.LiveClass(ctx, d.ID, c.ID)
+			got.Occurrences[0].Cancelled = true
+			got.Occurrences = append(got.Occurrences[:1], got.Occurrences[0])
+			if again, _ := st.LiveClass(ctx, d.ID, c.ID); again.Occurrences[0].Cancelled || again.Occurrences[1].Seq != 2 {
+				t.Fatalf("a caller's change reached the cache: %+v", again.Occurrences)
+			}
+
+			// Another domain is never answered with this domain's records.
+			if _, err := st.LiveClass(ctx, other.ID, c.ID); lms.ErrorCode(err) != lms.CodeNotFound {
+				t.Fatalf("class of another domain: %v", err)
+			}
+			if _, err := st.Course(ctx, other.ID, co.ID); lms.ErrorCode(err) != lms.CodeNotFound {
+				t.Fatalf("course of another domain: %v", err)
+			}
+			if _, err := st.User(ctx, other.ID, u.ID); lms.ErrorCode(err) != lms.CodeNotFound {
+				t.Fatalf("user of another domain: %v", err)
+			}
+
+			// Writes, each read back at once.
+			if _, err := st.EditLiveClass(ctx, d.ID, c.ID, func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+				c.Title = "After"
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if r := read(); r.classErr != nil || r.class.Title != "After" {
+				t.Fatalf("after an edit: %q, %v", r.class.Title, r.classErr)
+			}
+			if err := st.SetSittingsCancelled(ctx, d.ID, c.ID, 2, true); err != nil {
+				t.Fatal(err)
+			}
+			if r := read(); r.classErr != nil || !r.class.Occurrences[1].Cancelled {
+				t.Fatalf("after cancelling a sitting: %+v, %v", r.class.Occurrences, r.classErr)
+			}
+			if _, err := st.UpdateCourse(ctx, d.ID, co.ID, func(c *lms.Course) { c.Name = "After" }); err != nil {
+				t.Fatal(err)
+			}
+			if r := read(); r.courseErr != nil || r.course.Name != "After" {
+				t.Fatalf("after a course update: %q, %v", r.course.Name, r.courseErr)
+			}
+			if err := st.DeleteLiveClass(ctx, d.ID, c.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.DeleteCourse(ctx, d.ID, co.ID); err != nil {
+				t.Fatal(err)
+			}
+			if r := read(); lms.ErrorCode(r.classErr) != lms.CodeNotFound || lms.ErrorCode(r.courseErr) != lms.CodeNotFound {
+				t.Fatalf("after deleting: class %v, course %v", r.classErr, r.courseErr)
+			}
+			if _, err := st.DeleteUserByEmail(ctx, d.ID, "ann@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.User(ctx, d.ID, u.ID); lms.ErrorCode(err) != lms.CodeNotFound {
+				t.Fatalf("after deleting the user: %v", err)
+			}
+		})
+	}
+}
+
+// Another process's write is not seen by the generation: the cache keeps
+// serving what it read for RecordCacheTTL, and no longer.
+func TestRecordCacheTrustsOtherWritersForTTL(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(cache bool) *store.Store {
+		st, err := store.Open(ctx, store.Options{DatabaseURL: "sqlite:" + filepath.Join(dir, "lectern.db"), CacheRecords: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if _, err := st.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	server, command := open(true), open(false)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	server.SetRecordClock(func() time.Time { return now })
+	d, _, err := server.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	co, err := server.CreateCourse(ctx, d.ID, lms.Course{Name: "Before", Status: "draft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := server.Course(ctx, d.ID, co.ID); err != nil || got.Name != "Before" {
+		t.Fatalf("first read: %q, %v", got.Name, err)
+	}
+	if _, err := command.UpdateCourse(ctx, d.ID, co.ID, func(c *lms.Course) { c.Name = "After" }); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(store.RecordCacheTTL - time.Millisecond)
+	if got, err := server.Course(ctx, d.ID, co.ID); err != nil || got.Name != "Before" {
+		t.Fatalf("within the TTL, want the record read before (the cache is on): %q, %v", got.Name, err)
+	}
+	now = now.Add(time.Millisecond)
+	if got, err := server.Course(ctx, d.ID, co.ID); err != nil || got.Name != "After" {
+		t.Fatalf("after the TTL: %q, %v", got.Name, err)
+	}
+}
