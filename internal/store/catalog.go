@@ -98,7 +98,7 @@ func (s *Store) CreateCourse(ctx context.Context, domainID int64, c lms.Course) 
 // A point read is answered from memory when the store caches records
 // (recordcache.go).
 func (s *Store) Course(ctx context.Context, domainID, id int64) (lms.Course, error) {
-	return cachedRecord(ctx, s, &s.courses, domainID, id, courseSize, func(ctx context.Context) (lms.Course, error) {
+	return cachedRecord(ctx, s, &s.courses, recordKey{domainID, id}, courseSize, func(ctx context.Context) (lms.Course, error) {
 		return course(ctx, s.read(), domainID, id)
 	})
 }

@@ -227,7 +227,7 @@ func insertOccurrences(ctx context.Context, tx db, domainID, classID int64, occ 
 // A point read is answered from memory when the store caches records
 // (recordcache.go); the sittings are the caller's own copy.
 func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClass, error) {
-	c, err := cachedRecord(ctx, s, &s.classes, domainID, id, classSize, func(ctx context.Context) (lms.LiveClass, error) {
+	c, err := cachedRecord(ctx, s, &s.classes, recordKey{domainID, id}, classSize, func(ctx context.Context) (lms.LiveClass, error) {
 		return liveClass(ctx, s.read(), domainID, id)
 	})
 	c.Occurrences = slices.Clone(c.Occurrences)

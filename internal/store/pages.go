@@ -28,9 +28,19 @@ const (
 
 // rowCount returns the domain's counter of kind: the sum of its shards
 // (at most 32 rows, read from the primary key); none is 0.
+// Outside a transaction it is answered from memory when the store caches
+// records (recordcache.go).
 func rowCount(ctx context.Context, d db, domainID int64, kind string) (int64, error) {
-	return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
+	load := func(ctx context.Context) (int64, error) {
+		return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
+	}
+	if d.s == nil || d.r != runner(d.s.rdb) {
+		return load(ctx)
+	}
+	return cachedRecord(ctx, d.s, &d.s.counts, countKey{domainID, kind}, countSize, load)
 }
+
+func countSize(int64) int { return 8 }
 
 // listTotal returns the number of the domain's rows of table that where
 // (with args) selects: the table's counter when filtered is false, where

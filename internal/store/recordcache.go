@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Point reads of a user, a course and a live class are answered from
-// memory when Options.CacheRecords is set (issue 13: reading the row was
+// Point reads of a user, a course and a live class, and the domain-wide
+// totals of unfiltered listings, are answered from memory when
+// Options.CacheRecords is set (issue 13: reading the row was
 // half or more of the server's work for such a request; see
 // docs/performance.md, "Ninth pass").
 //
@@ -36,21 +37,27 @@ const (
 
 type recordKey struct{ domainID, id int64 }
 
+// countKey names one of a domain's row counters (row_counts).
+type countKey struct {
+	domainID int64
+	kind     string
+}
+
 type recordEntry[V any] struct {
 	v       V
 	gen     uint64
 	expires time.Time
 }
 
-// recordCache keeps records of one kind by domain and id.
-type recordCache[V any] struct {
+// recordCache keeps records of one kind by a key that holds their domain.
+type recordCache[K comparable, V any] struct {
 	mu sync.RWMutex
-	m  map[recordKey]recordEntry[V]
+	m  map[K]recordEntry[V]
 }
 
 // get returns the entry for k if it was read at generation gen and has
 // not expired.
-func (c *recordCache[V]) get(k recordKey, gen uint64, now time.Time) (V, bool) {
+func (c *recordCache[K, V]) get(k K, gen uint64, now time.Time) (V, bool) {
 	c.mu.RLock()
 	e, ok := c.m[k]
 	c.mu.RUnlock()
@@ -62,11 +69,11 @@ func (c *recordCache[V]) get(k recordKey, gen uint64, now time.Time) (V, bool) {
 }
 
 // put keeps v, read at generation gen, for ttl.
-func (c *recordCache[V]) put(k recordKey, v V, gen uint64, now time.Time, ttl time.Duration) {
+func (c *recordCache[K, V]) put(k K, v V, gen uint64, now time.Time, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[recordKey]recordEntry[V])
+		c.m = make(map[K]recordEntry[V])
 	}
 	if _, ok := c.m[k]; !ok && len(c.m) >= recordCacheSize {
 		for k, e := range c.m {
@@ -90,10 +97,10 @@ func (c *recordCache[V]) put(k recordKey, v V, gen uint64, now time.Time, ttl ti
 // the write.
 func (s *Store) wrote() { s.gen.Add(1) }
 
-// cachedRecord answers a point read of kind c from memory, or runs load
-// and keeps what it read when the record is no larger than
-// recordMaxBytes by size. Errors (a record not found) are not kept.
-func cachedRecord[V any](ctx context.Context, s *Store, c *recordCache[V], domainID, id int64, size func(V) int, load func(context.Context) (V, error)) (V, error) {
+// cachedRecord answers the read of k from c, or runs load and keeps what
+// it read when the record is no larger than recordMaxBytes by size.
+// Errors (a record not found) are not kept.
+func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordCache[K, V], k K, size func(V) int, load func(context.Context) (V, error)) (V, error) {
 	if !s.cacheRecords {
 		return load(ctx)
 	}
@@ -101,7 +108,6 @@ func cachedRecord[V any](ctx context.Context, s *Store, c *recordCache[V], domai
 		var zero V
 		return zero, err
 	}
-	k := recordKey{domainID, id}
 	// The generation is read before the row, so a write committed in
 	// between makes what is read stale at once.
 	gen := s.gen.Load()

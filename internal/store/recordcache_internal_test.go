@@ -22,7 +22,7 @@ func TestRecordCacheEntries(t *testing.T) {
 		{"same id, another domain", recordKey{domainID: 2, id: 7}, 5, t0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var c recordCache[string]
+			var c recordCache[recordKey, string]
 			c.put(k, "v", 5, t0, 2*time.Second)
 			v, ok := c.get(tc.key, tc.gen, tc.at)
 			if ok != tc.want || ok && v != "v" {
@@ -34,7 +34,7 @@ func TestRecordCacheEntries(t *testing.T) {
 
 func TestRecordCacheBounded(t *testing.T) {
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	var c recordCache[int]
+	var c recordCache[recordKey, int]
 	for i := range 3 * recordCacheSize {
 		c.put(recordKey{1, int64(i)}, i, 1, t0, time.Second)
 		if len(c.m) > recordCacheSize {
@@ -59,7 +59,7 @@ func TestRecordCacheReadRacingAWrite(t *testing.T) {
 	ctx := context.Background()
 	s := openSQLiteStore(t)
 	s.cacheRecords = true
-	var c recordCache[string]
+	var c recordCache[recordKey, string]
 	loads := 0
 	load := func(v string, write bool) func(context.Context) (string, error) {
 		return func(ctx context.Context) (string, error) {
@@ -73,19 +73,19 @@ func TestRecordCacheReadRacingAWrite(t *testing.T) {
 		}
 	}
 	size := func(string) int { return 1 }
-	if v, _ := cachedRecord(ctx, s, &c, 1, 1, size, load("old", true)); v != "old" || loads != 1 {
+	if v, _ := cachedRecord(ctx, s, &c, recordKey{1, 1}, size, load("old", true)); v != "old" || loads != 1 {
 		t.Fatalf("first read: %q after %d loads", v, loads)
 	}
-	if v, _ := cachedRecord(ctx, s, &c, 1, 1, size, load("new", false)); v != "new" || loads != 2 {
+	if v, _ := cachedRecord(ctx, s, &c, recordKey{1, 1}, size, load("new", false)); v != "new" || loads != 2 {
 		t.Fatalf("read after the racing write: %q after %d loads, want a new load", v, loads)
 	}
-	if v, _ := cachedRecord(ctx, s, &c, 1, 1, size, load("newer", false)); v != "new" || loads != 2 {
+	if v, _ := cachedRecord(ctx, s, &c, recordKey{1, 1}, size, load("newer", false)); v != "new" || loads != 2 {
 		t.Fatalf("read with no write since: %q after %d loads, want the kept record", v, loads)
 	}
 	big := func(string) int { return recordMaxBytes + 1 }
 	s.wrote()
 	for range 2 {
-		cachedRecord(ctx, s, &c, 1, 2, big, load("big", false))
+		cachedRecord(ctx, s, &c, recordKey{1, 2}, big, load("big", false))
 	}
 	if loads != 4 {
 		t.Fatalf("a record over recordMaxBytes was kept: %d loads, want 4", loads)

@@ -12,8 +12,9 @@ import (
 )
 
 // With the record cache on (apitest opens stores as the server does),
-// every write through the store is seen by the next point read, whatever
-// it changed, and a record is never served to another domain.
+// every write through the store is seen by the next point read or
+// listing total, whatever it changed, and a record is never served to
+// another domain.
 func TestRecordCacheSeesEveryWrite(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -80,6 +81,33 @@ func TestRecordCacheSeesEveryWrite(t *testing.T) {
 			}
 			if _, err := st.User(ctx, other.ID, u.ID); lms.ErrorCode(err) != lms.CodeNotFound {
 				t.Fatalf("user of another domain: %v", err)
+			}
+
+			// An unfiltered listing's total, read twice, then after a write.
+			total := func() int64 {
+				t.Helper()
+				var n int64
+				for range 2 {
+					if _, n, err = st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Limit: 10}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return n
+			}
+			if n := total(); n != 1 {
+				t.Fatalf("users total %d, want 1", n)
+			}
+			if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: "Bob", Username: "bob", Email: "bob@example.com"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := total(); n != 2 {
+				t.Fatalf("users total after a create: %d, want 2", n)
+			}
+			if _, err := st.DeleteUserByEmail(ctx, d.ID, "bob@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			if n := total(); n != 1 {
+				t.Fatalf("users total after a delete: %d, want 1", n)
 			}
 
 			// Writes, each read back at once.

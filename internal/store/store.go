@@ -50,9 +50,10 @@ type Store struct {
 	cacheRecords bool
 	recordTTL    time.Duration
 	recordClock  func() time.Time // time.Now; not Now, which tests may stop
-	users        recordCache[lms.User]
-	courses      recordCache[lms.Course]
-	classes      recordCache[lms.LiveClass]
+	users        recordCache[recordKey, lms.User]
+	courses      recordCache[recordKey, lms.Course]
+	classes      recordCache[recordKey, lms.LiveClass]
+	counts       recordCache[countKey, int64]
 	// Now is the clock (time.Now when nil): the same one the APIs use,
 	// set from Options.Now.
 	Now func() time.Time

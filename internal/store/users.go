@@ -52,7 +52,7 @@ func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms
 // A point read is answered from memory when the store caches records
 // (recordcache.go).
 func (s *Store) User(ctx context.Context, domainID, id int64) (lms.User, error) {
-	return cachedRecord(ctx, s, &s.users, domainID, id, userSize, func(ctx context.Context) (lms.User, error) {
+	return cachedRecord(ctx, s, &s.users, recordKey{domainID, id}, userSize, func(ctx context.Context) (lms.User, error) {
 		return user(ctx, s.read(), domainID, id)
 	})
 }
