@@ -92,11 +92,21 @@ func BenchmarkLiveClass(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, cached := range []bool{false, true} {
-			b.Run(map[bool]string{false: "read", true: "cached"}[cached], func(b *testing.B) {
-				st.SetCacheRecords(cached)
+		for _, tc := range []struct {
+			name         string
+			cache, wrote bool
+		}{
+			{"read", false, false},
+			{"cached", true, false},
+			{"cached-after-a-write", true, true}, // every read misses
+		} {
+			b.Run(tc.name, func(b *testing.B) {
+				st.SetCacheRecords(tc.cache)
 				b.ReportAllocs()
 				for b.Loop() {
+					if tc.wrote {
+						st.Wrote()
+					}
 					if got, err := st.LiveClass(ctx, d.ID, c.ID); err != nil || len(got.Occurrences) != len(occ) {
 						b.Fatal(len(got.Occurrences), err)
 					}

@@ -152,3 +152,7 @@ func (s *Store) SetRecordClock(now func() time.Time) { s.recordClock = now }
 
 // SetCacheRecords turns the record caches on or off.
 func (s *Store) SetCacheRecords(on bool) { s.cacheRecords = on }
+
+// Wrote marks a write committed, as every write transaction does: every
+// record kept so far is stale.
+func (s *Store) Wrote() { s.wrote() }
