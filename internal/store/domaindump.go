@@ -585,6 +585,10 @@ func (im *domainImport) insertRow(ctx context.Context, tx db, line int, r DumpRo
 		return nil
 	}
 	id, err := tx.insert(ctx, q, vals...)
+	if col, ok := serverUnique[r.Table]; ok && isUnique(err) {
+		return fmt.Errorf("domain import: line %d: %s %v is already used on this server, by the school this file was exported from or by an earlier import of it; %ss are unique on a server, so import this file into another server, or delete that copy of the school first",
+			line, col.what, jsonValue(r.Row[col.name]), col.what)
+	}
 	if err != nil {
 		return fmt.Errorf("domain import: line %d (%s): %w", line, r.Table, err)
 	}
@@ -597,6 +601,17 @@ func (im *domainImport) insertRow(ctx context.Context, tx db, line int, r DumpRo
 		im.fixups = append(im.fixups, f)
 	}
 	return nil
+}
+
+// serverUnique names the columns of domain data that are unique on the
+// whole server, not per domain: public names that must keep naming one
+// row. A school holding such rows cannot be imported next to itself; the
+// import says so (ImportDomain keeps API keys working by making new ones,
+// but a certificate's code is printed on the certificate, and a signing
+// key's id is sealed into its private key).
+var serverUnique = map[string]struct{ name, what string }{
+	"certificates": {"code", "certificate code"},
+	"issuer_keys":  {"kid", "certificate signing key id"},
 }
 
 // fixUp sets the soft references to rows imported after the rows that

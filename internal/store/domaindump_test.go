@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
@@ -141,4 +142,66 @@ func listTotals(t *testing.T, st *store.Store, domainID int64) [7]int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A school imported into the server that holds it keeps working with new
+// API keys, unless it holds rows whose public names are unique on the
+// server (a certificate's code, a signing key's id): then the import is
+// refused with a message saying why and what to do, and leaves nothing.
+func TestImportDomainNextToItself(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		for _, tc := range []struct {
+			name string
+			add  func(t *testing.T, st *store.Store, domain int64)
+			want string // in the error; "" for an import that works
+		}{
+			{"no certificates", func(*testing.T, *store.Store, int64) {}, ""},
+			{"a certificate", func(t *testing.T, st *store.Store, domain int64) {
+				w := newListWriter(t, st, domain)
+				w.certificate(w.user("ann@example.com"))
+			}, "certificate code code-1-"},
+			{"a signing key", func(t *testing.T, st *store.Store, domain int64) {
+				if _, err := st.AddIssuerKey(context.Background(), domain, store.IssuerKey{KID: "d1-0011", Public: make([]byte, 32), PrivateSealed: "sealed"}, false); err != nil {
+					t.Fatal(err)
+				}
+			}, "certificate signing key id d1-0011 is already used on this server"},
+		} {
+			t.Run(b.Name+"/"+tc.name, func(t *testing.T) {
+				ctx := context.Background()
+				st := apitest.OpenStore(t, b)
+				src, _, err := st.CreateDomain(ctx, "Source")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.CreateUser(ctx, src.ID, lms.User{Name: "U", Username: "u", Email: "u@example.com"}); err != nil {
+					t.Fatal(err)
+				}
+				tc.add(t, st, src.ID)
+				var rows []store.DumpRow
+				if err := st.ExportDomain(ctx, src.ID, func(r store.DumpRow) error {
+					rows = append(rows, r)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				res, err := st.ImportDomain(ctx, rows)
+				domains, derr := st.Domains(ctx)
+				if derr != nil {
+					t.Fatal(derr)
+				}
+				if tc.want == "" {
+					if err != nil || res.NewKeys.LMS == "" || len(domains) != 2 {
+						t.Fatalf("import: %v, new keys %v, %d domains; want new keys and 2 domains", err, res.NewKeys.LMS != "", len(domains))
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "import this file into another server") {
+					t.Fatalf("import: %v; want an error with %q", err, tc.want)
+				}
+				if len(domains) != 1 {
+					t.Fatalf("%d domains after a refused import, want 1", len(domains))
+				}
+			})
+		}
+	}
 }
