@@ -280,6 +280,12 @@ func TestRecordingImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A subscriber, so the import's recording.ready lands in the outbox
+	// the running server delivers from.
+	if _, err := st.CreateWebhook(ctx, d.ID, store.WebhookEndpoint{URL: "https://hooks.example.com/lectern",
+		Events: []string{"recording.ready"}, Secret: "whsec_dGVzdA", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
 	st.Close()
 	file := filepath.Join(t.TempDir(), "talk.mp4")
 	os.WriteFile(file, []byte("not really a video"), 0o600)
@@ -300,6 +306,20 @@ func TestRecordingImport(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "blobs", filepath.FromSlash(recs[0].BlobKey))); err != nil {
 		t.Fatalf("file not in the blob store: %v", err)
+	}
+	msgs, err := st.ClaimWebhookMessages(ctx, time.Now(), time.Minute, 10)
+	if err != nil || len(msgs) != 1 || msgs[0].EventType != "recording.ready" {
+		t.Fatalf("webhook outbox after the import: %+v, %v; want one recording.ready", msgs, err)
+	}
+	var ev struct {
+		Data struct {
+			ID      int64  `json:"id"`
+			ClassID int64  `json:"class_id"`
+			Name    string `json:"name"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(msgs[0].Payload, &ev); err != nil || ev.Data.ID != recs[0].ID || ev.Data.ClassID != c.ID || ev.Data.Name != "talk.mp4" {
+		t.Fatalf("recording.ready payload %s: %v", msgs[0].Payload, err)
 	}
 	code, _, errOut = lectern(t, "recording", "import", "--class", "999", "--data-dir", dir, file)
 	if code != 1 || !strings.Contains(errOut, "live class 999 not found") {
