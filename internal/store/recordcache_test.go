@@ -3,6 +3,9 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,5 +194,76 @@ func TestRecordCacheTrustsOtherWritersForTTL(t *testing.T) {
 	now = now.Add(time.Millisecond)
 	if got, err := server.Course(ctx, d.ID, co.ID); err != nil || got.Name != "After" {
 		t.Fatalf("after the TTL: %q, %v", got.Name, err)
+	}
+}
+
+// Readers racing writers never read a record older than the last write
+// acknowledged before their read began.
+func TestRecordCacheNeverOlderThanAnAcknowledgedWrite(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			co, err := st.CreateCourse(ctx, d.ID, lms.Course{Name: "0", Status: "draft"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var acked atomic.Int64 // the highest name a finished write set
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						want := acked.Load()
+						got, err := st.Course(ctx, d.ID, co.ID)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if n, _ := strconv.ParseInt(got.Name, 10, 64); n < want {
+							t.Errorf("read %d after the write of %d was acknowledged", n, want)
+							return
+						}
+					}
+				}()
+			}
+			var writers sync.WaitGroup
+			for range 4 {
+				writers.Add(1)
+				go func() {
+					defer writers.Done()
+					for range 50 {
+						var set int64
+						if _, err := st.UpdateCourse(ctx, d.ID, co.ID, func(c *lms.Course) {
+							n, _ := strconv.ParseInt(c.Name, 10, 64)
+							set = n + 1
+							c.Name = strconv.FormatInt(set, 10)
+						}); err != nil {
+							t.Error(err)
+							return
+						}
+						for a := acked.Load(); a < set && !acked.CompareAndSwap(a, set); a = acked.Load() {
+						}
+					}
+				}()
+			}
+			writers.Wait()
+			close(stop)
+			wg.Wait()
+			if got, err := st.Course(ctx, d.ID, co.ID); err != nil || got.Name != "200" {
+				t.Fatalf("after 200 updates: %q, %v", got.Name, err)
+			}
+		})
 	}
 }
