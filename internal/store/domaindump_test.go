@@ -80,13 +80,7 @@ func TestImportDomainCounts(t *testing.T) {
 				w.attempt(u)
 				w.attempt(u)
 			}
-			var rows []store.DumpRow
-			if err := st.ExportDomain(ctx, src.ID, func(r store.DumpRow) error {
-				rows = append(rows, r)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
+			rows := exportRows(t, st, src.ID)
 			// Into a store of its own: certificate codes are unique in a
 			// store.
 			dst := apitest.OpenStore(t, b)
@@ -109,6 +103,19 @@ func TestImportDomainCounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exportRows returns the rows ExportDomain writes for the domain.
+func exportRows(t *testing.T, st *store.Store, domainID int64) []store.DumpRow {
+	t.Helper()
+	var rows []store.DumpRow
+	if err := st.ExportDomain(context.Background(), domainID, func(r store.DumpRow) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // listTotals returns the totals of the domain's unfiltered listings:
@@ -177,13 +184,7 @@ func TestImportDomainNextToItself(t *testing.T) {
 					t.Fatal(err)
 				}
 				tc.add(t, st, src.ID)
-				var rows []store.DumpRow
-				if err := st.ExportDomain(ctx, src.ID, func(r store.DumpRow) error {
-					rows = append(rows, r)
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
+				rows := exportRows(t, st, src.ID)
 				res, err := st.ImportDomain(ctx, rows)
 				domains, derr := st.Domains(ctx)
 				if derr != nil {
