@@ -44,8 +44,9 @@ type Store struct {
 	titles *titleIndexer
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
-	// gen counts this Store's committed write transactions; the record
-	// caches serve an entry only while it has not moved (recordcache.go).
+	// gen counts this Store's write transactions once they end (commit
+	// or not); the record caches serve an entry only while it has not
+	// moved (recordcache.go).
 	gen          atomic.Uint64
 	cacheRecords bool
 	recordTTL    time.Duration
@@ -69,7 +70,8 @@ type Options struct {
 	// Now is the store's clock; nil means time.Now.
 	Now func() time.Time
 	// CacheRecords answers point reads of a user, a course or a live
-	// class from memory (recordcache.go). Set it only in a process that
+	// class, and unfiltered listings' totals, from memory
+	// (recordcache.go). Set it only in a process that
 	// is the only writer of those records: every write through this Store
 	// is seen at once, but another process's (another node's) only after
 	// RecordCacheTTL. The server sets it unless it is a cluster node.
