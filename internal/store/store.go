@@ -44,9 +44,9 @@ type Store struct {
 	titles *titleIndexer
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
-	// gen counts this Store's write transactions once they end (commit
-	// or not); the record caches serve an entry only while it has not
-	// moved (recordcache.go).
+	// gen moves on after each write transaction of this Store commits
+	// (or fails to); the record caches serve an entry only while it has
+	// not moved (recordcache.go).
 	gen          atomic.Uint64
 	cacheRecords bool
 	recordTTL    time.Duration
