@@ -42,11 +42,11 @@ func scenarioByName(name string) (scenario, bool) {
 }
 
 var scenarios = []scenario{
-	{"getuser", "bare-get", func(c config, f fixture, _, _ int) request {
-		return lmsReq(c, "GET", "/users/getuser?userId="+strconv.FormatInt(f.UserID, 10), nil)
+	{"getuser", "bare-get", func(c config, f fixture, conn, i int) request {
+		return lmsReq(c, "GET", "/users/getuser?userId="+strconv.FormatInt(pick(f.UserIDs, conn, i), 10), nil)
 	}},
-	{"courses/get", "bare-get", func(c config, f fixture, _, _ int) request {
-		return lmsReq(c, "GET", "/courses/get/"+strconv.FormatInt(f.CourseID, 10), nil)
+	{"courses/get", "bare-get", func(c config, f fixture, conn, i int) request {
+		return lmsReq(c, "GET", "/courses/get/"+strconv.FormatInt(pick(f.CourseIDs, conn, i), 10), nil)
 	}},
 	{"courses/list", "bare-get", func(c config, f fixture, _, _ int) request {
 		return lmsReq(c, "POST", "/courses/list", map[string]int{"limit": 50})
@@ -58,8 +58,8 @@ var scenarios = []scenario{
 		name := fmt.Sprintf("load%s_%d_%d", f.RunTag, conn, i)
 		return lmsReq(c, "POST", "/users/create", map[string]string{"username": name, "email": name + "@example.com"})
 	}},
-	{"getclass", "bare-get", func(c config, f fixture, _, _ int) request {
-		return vcReq(c, "getclass", url.Values{"class_id": {strconv.FormatInt(f.ClassID, 10)}})
+	{"getclass", "bare-get", func(c config, f fixture, conn, i int) request {
+		return vcReq(c, "getclass", url.Values{"class_id": {strconv.FormatInt(pick(f.ClassIDs, conn, i), 10)}})
 	}},
 	{"getclasslaunch", "bare-get", func(c config, f fixture, _, i int) request {
 		return vcReq(c, "getclasslaunch", url.Values{"class_id": {strconv.FormatInt(f.ClassID, 10)}, "userId": {strconv.Itoa(i%1000 + 1)},
@@ -80,6 +80,10 @@ var scenarios = []scenario{
 			"timezone": {"28"}, "date": {"2031-03-10"}, "start_time": {"03:00 PM"}, "end_time": {"04:00 PM"}})
 	}},
 }
+
+// pick returns the id the i-th request of connection conn reads: the
+// connections walk the ids from different places.
+func pick(ids []int64, conn, i int) int64 { return ids[(conn*7919+i)%len(ids)] }
 
 // result is one scenario's measurement over all rounds.
 type result struct {

@@ -58,6 +58,11 @@ type config struct {
 	// ServerPID, when set, is the measured server's process id on this
 	// machine: each scenario then reports the server's CPU time per request.
 	ServerPID int
+	// Spread is how many users, courses and classes the point reads cycle
+	// over: 1 reads the same record again and again, as the issue's
+	// measurements did; more shows what a read costs when the server
+	// does not have the record in memory.
+	Spread int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&scen, "scenarios", strings.Join(defaultScenarios, ","), "comma-separated scenarios to run, or 'all'")
 	fs.StringVar(&c.JSONPath, "json", "", "also write the results as JSON to this file ('-' for standard output)")
 	fs.BoolVar(&c.Progress, "progress", true, "show a progress bar while seeding")
+	fs.IntVar(&c.Spread, "spread", 1, "users, courses and classes the point reads (getuser, courses/get, getclass) cycle over; 1 reads one record of each again and again")
 	fs.IntVar(&c.ServerPID, "server-pid", 0, "process id of the server when it runs on this machine (Linux): report its CPU time per request, steadier than req/s on a shared machine")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -154,6 +160,8 @@ func (c *config) check() error {
 		return errors.New("-rounds must be at least 1")
 	case c.ServerPID < 0:
 		return errors.New("-server-pid must be a process id")
+	case c.Spread < 1 || c.Spread > min(c.Users, c.Courses, c.Classes):
+		return errors.New("-spread must be at least 1 and at most each of -users, -courses and -classes")
 	}
 	if c.ServerPID > 0 {
 		if _, err := processCPU(c.ServerPID); err != nil {

@@ -76,6 +76,58 @@ func TestRunAllScenarios(t *testing.T) {
 	})
 }
 
+// With -spread, the seed finds that many distinct records of each kind,
+// and the point reads cycle over them, every one of which the server
+// finds.
+func TestSpread(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		c := config{Addr: e.URL, DomainID: e.Domain.ID, LMSKey: e.Domain.LMSKey, ClassroomKey: e.Domain.ClassroomKey,
+			Users: 3, Courses: 2, Classes: 20, SeedConns: 2, Conns: 2, Spread: 2}
+		fix, err := seed(context.Background(), newClient(c.Addr, c.Conns), c, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for kind, ids := range map[string][]int64{"users": fix.UserIDs, "courses": fix.CourseIDs, "classes": fix.ClassIDs} {
+			if len(ids) != 2 || ids[0] == ids[1] {
+				t.Errorf("%s: %v, want 2 distinct ids", kind, ids)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
+			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20", "-spread", "2",
+			"-c", "2", "-d", "50ms", "-rounds", "1", "-scenarios", "getuser,courses/get,getclass", "-json", "-"}
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		var rep report
+		if err := json.Unmarshal(stdout.Bytes()[strings.Index(stdout.String(), "{"):], &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if r.Requests == 0 || r.Errors != 0 {
+				t.Errorf("%s: %d requests, %d errors", r.Scenario, r.Requests, r.Errors)
+			}
+		}
+	})
+}
+
+// pick walks every id, from a different place for each connection.
+func TestPick(t *testing.T) {
+	ids := []int64{10, 20, 30}
+	for conn := range 2 {
+		seen := map[int64]bool{}
+		for i := range len(ids) {
+			seen[pick(ids, conn, i)] = true
+		}
+		if len(seen) != len(ids) {
+			t.Errorf("connection %d read %v of %v", conn, seen, ids)
+		}
+	}
+	if pick(ids, 0, 0) == pick(ids, 1, 0) {
+		t.Errorf("connections 0 and 1 start on the same id")
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	t.Setenv("LECTERN_BENCH_LMS_KEY", "")
 	t.Setenv("LECTERN_BENCH_CLASSROOM_KEY", "")
@@ -91,6 +143,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-rounds", "0"}, "-rounds"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-server-pid", "-3"}, "-server-pid"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-server-pid", "999999999"}, "-server-pid"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-spread", "0"}, "-spread"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-spread", "1001"}, "-spread"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

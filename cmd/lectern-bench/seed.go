@@ -93,9 +93,11 @@ func vcReq(c config, op string, v url.Values) request {
 // fixture is what the scenarios need to know about the seeded domain.
 type fixture struct {
 	Users, Courses, Classes int64
-	UserID, CourseID        int64
-	ClassID                 int64  // a class that is live while the load runs
-	RunTag                  string // makes the names created under load unique
+	// UserIDs, CourseIDs and ClassIDs are the -spread records the point
+	// reads cycle over.
+	UserIDs, CourseIDs, ClassIDs []int64
+	ClassID                      int64  // a class that is live while the load runs
+	RunTag                       string // makes the names created under load unique
 }
 
 type listJSON struct {
@@ -169,13 +171,65 @@ func seed(ctx context.Context, cl *client, c config, progress io.Writer) (fixtur
 		return fix, fmt.Errorf("the domain holds no users, courses or classes after seeding")
 	}
 	fix.Users, fix.Courses, fix.Classes = ul.Total, cg.Total, lc.Total
-	fix.UserID, fix.CourseID = ul.Data[0].ID, cg.Data[0].ID
+	var err error
+	if fix.UserIDs, err = lmsIDs(ctx, cl, c, "/users/list", c.Spread); err != nil {
+		return fix, err
+	}
+	if fix.CourseIDs, err = lmsIDs(ctx, cl, c, "/courses/list", c.Spread); err != nil {
+		return fix, err
+	}
+	if fix.ClassIDs, err = classIDs(ctx, cl, c, c.Spread); err != nil {
+		return fix, err
+	}
 	id, err := liveClass(ctx, cl, c)
 	if err != nil {
 		return fix, err
 	}
 	fix.ClassID = id
 	return fix, nil
+}
+
+// lmsIDs returns the ids of the first n rows of an LMS listing (users or
+// courses), read in pages of up to 500.
+func lmsIDs(ctx context.Context, cl *client, c config, path string, n int) ([]int64, error) {
+	var ids []int64
+	for page := 1; len(ids) < n; page++ {
+		var l listJSON
+		if _, err := cl.do(ctx, lmsReq(c, "POST", path, map[string]int{"limit": 500, "page": page}), &l); err != nil {
+			return nil, err
+		}
+		if len(l.Data) == 0 {
+			return nil, fmt.Errorf("%s: %d rows, fewer than -spread %d", path, len(ids), n)
+		}
+		for _, d := range l.Data {
+			ids = append(ids, d.ID)
+		}
+	}
+	return ids[:n], nil
+}
+
+// classIDs returns the ids of the domain's first n classes, read through
+// listclass in pages of up to 100.
+func classIDs(ctx context.Context, cl *client, c config, n int) ([]int64, error) {
+	var ids []int64
+	for len(ids) < n {
+		var lc classListJSON
+		if _, err := cl.do(ctx, vcReq(c, "listclass", url.Values{"limitstart": {strconv.Itoa(len(ids))},
+			"limit": {strconv.Itoa(min(n-len(ids), 100))}}), &lc); err != nil {
+			return nil, err
+		}
+		if len(lc.Classes) == 0 {
+			return nil, fmt.Errorf("listclass: %d classes, fewer than -spread %d", len(ids), n)
+		}
+		for _, cls := range lc.Classes {
+			id, err := cls.ID.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("listclass: class id %q", cls.ID)
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids[:n], nil
 }
 
 // classTotal returns the number of the domain's classes, from listclass.
