@@ -230,7 +230,9 @@ func (s *Store) LiveClass(ctx context.Context, domainID, id int64) (lms.LiveClas
 	c, err := cachedRecord(ctx, s, &s.classes, recordKey{domainID, id}, classSize, func(ctx context.Context) (lms.LiveClass, error) {
 		return liveClass(ctx, s.read(), domainID, id)
 	})
-	c.Occurrences = slices.Clone(c.Occurrences)
+	if s.cacheRecords { // the cache holds the same sittings
+		c.Occurrences = slices.Clone(c.Occurrences)
+	}
 	return c, err
 }
 

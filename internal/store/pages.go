@@ -34,7 +34,7 @@ func rowCount(ctx context.Context, d db, domainID int64, kind string) (int64, er
 	load := func(ctx context.Context) (int64, error) {
 		return d.count(ctx, "SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?", domainID, kind)
 	}
-	if d.s == nil || d.r != runner(d.s.rdb) {
+	if d.r != runner(d.s.rdb) { // in a transaction
 		return load(ctx)
 	}
 	return cachedRecord(ctx, d.s, &d.s.counts, countKey{domainID, kind}, countSize, load)
