@@ -37,12 +37,12 @@ func (s *Store) EnrolledTests(ctx context.Context, domainID, userID int64) ([]lm
 // now, with their occurrences; the caller orders them by sitting.
 func (s *Store) EnrolledClasses(ctx context.Context, domainID, userID int64, now time.Time) ([]lms.LiveClass, error) {
 	d := s.read()
-	rows, err := d.query(ctx, "SELECT "+prefixCols("c.", classCols)+", "+sittingsCol("c")+` FROM live_classes c
-		WHERE c.domain_id = ? AND c.id IN (SELECT item_id FROM enrollments
+	rows, err := d.query(ctx, "SELECT "+classSittingsCols+` FROM live_classes
+		WHERE domain_id = ? AND id IN (SELECT item_id FROM enrollments
 			WHERE domain_id = ? AND user_id = ? AND item_kind = ?)
-		AND EXISTS (SELECT 1 FROM class_occurrences o WHERE o.domain_id = c.domain_id AND o.class_id = c.id
-			AND o.cancelled = 0 AND o.ends_at > ?)
-		ORDER BY c.id`, domainID, domainID, userID, lms.KindClass, formatTime(now))
+		AND EXISTS (SELECT 1 FROM class_occurrences o WHERE o.domain_id = live_classes.domain_id
+			AND o.class_id = live_classes.id AND o.cancelled = 0 AND o.ends_at > ?)
+		ORDER BY id`, domainID, domainID, userID, lms.KindClass, formatTime(now))
 	if err != nil {
 		return nil, err
 	}
