@@ -6,6 +6,14 @@ package jsonx
 
 import "unicode/utf8"
 
+// plain holds the ASCII bytes AppendString copies as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string exactly as json.Marshal
 // does: <, > and & as \u003c, \u003e, \u0026, U+2028 and U+2029 escaped,
 // invalid UTF-8 as \ufffd.
@@ -16,7 +24,7 @@ func AppendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plain[c] {
 				i++
 				continue
 			}

@@ -36,3 +36,18 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppendString writes a class title, an email and a text with
+// characters to escape.
+func BenchmarkAppendString(b *testing.B) {
+	for _, s := range []string{"Algebra 123456", "someone.with.a.long.name@example.com",
+		"Notes: <b>bold</b> & \"quoted\"\nnext line — é"} {
+		b.Run(s[:5], func(b *testing.B) {
+			buf := make([]byte, 0, 256)
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				buf = AppendString(buf[:0], s)
+			}
+		})
+	}
+}
