@@ -35,3 +35,21 @@ func TestClassIntsCorrupt(t *testing.T) {
 		t.Errorf("bytes: %v, %+v", err, c)
 	}
 }
+
+// TestListedUserCorrupt: texts of a listed user not of the form
+// "N,M,texts" are an error, never a user with its texts cut elsewhere.
+func TestListedUserCorrupt(t *testing.T) {
+	for _, v := range []any{"", "3,", "3,4", "a,1,xyz", "1,b,xyz", "-1,1,xyz", "1,-1,xyz", "2,2,abc", int64(3), nil} {
+		var u lms.User
+		if err := (listedUser{&u}).Scan(v); err == nil {
+			t.Errorf("%#v: read as %+v, want an error", v, u)
+		}
+	}
+	var u lms.User
+	if err := (listedUser{&u}).Scan([]byte("2,1,abcd@e")); err != nil || u.Name != "ab" || u.Username != "c" || u.Email != "d@e" {
+		t.Errorf("bytes: %v, %+v", err, u)
+	}
+	if err := (listedUser{&u}).Scan("0,0,"); err != nil || u.Name != "" || u.Username != "" || u.Email != "" {
+		t.Errorf("empty: %v, %+v", err, u)
+	}
+}
