@@ -7,31 +7,38 @@ import (
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
-// TestClassIntsCorrupt: a class's integers column not of twenty integers
-// is an error naming what it holds, never a class with fields shifted.
-func TestClassIntsCorrupt(t *testing.T) {
-	twenty := strings.Repeat("1,", 19) + "1"
+// TestClassFieldsCorrupt: a class's fields column not of twenty-seven
+// integers and the texts they measure is an error, never a class with
+// its fields shifted.
+func TestClassFieldsCorrupt(t *testing.T) {
+	ints := strings.Repeat("1,", 20)
+	lengths := "5,0,10,3,0,0,3,"
+	texts := "Title2030-01-02UTCusdkw"
 	for _, tc := range []struct {
 		name string
 		v    any
 		want string
 	}{
-		{"nineteen", strings.Repeat("1,", 18) + "1", "19, not 20"},
-		{"twenty-one", twenty + ",1", "more than 20"},
-		{"empty", "", `"" is not an integer`},
-		{"a word", strings.Replace(twenty, "1", "x", 1), `"x" is not an integer`},
-		{"an empty field", strings.Replace(twenty, "1,", ",", 1), `"" is not an integer`},
+		{"no texts", ints + "5,0,10,3,0,0,3", "not 27 integers"},
+		{"twenty-six", ints + "5,0,10,3,0,0," + texts, "not 27 integers"},
+		{"empty", "", "not 27 integers"},
+		{"a word", "x" + (ints + lengths + texts)[1:], "not 27 integers"},
+		{"an empty integer", "," + (ints + lengths + texts)[2:], "not 27 integers"},
+		{"a text too long", ints + "5,0,10,3,0,0,30," + texts, "text 7 is 30 bytes of 5 left"},
+		{"a negative length", ints + "-5,0,10,3,0,0,3," + texts, "text 1 is -5 bytes"},
 		{"a number", int64(1), "int64, not text"},
-		{"NULL", nil, `"" is not an integer`},
+		{"NULL", nil, "not 27 integers"},
 	} {
 		var c lms.LiveClass
-		err := classInts{&c}.Scan(tc.v)
+		err := classFields{&c}.Scan(tc.v)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
 		}
 	}
 	var c lms.LiveClass
-	if err := (classInts{&c}).Scan([]byte(twenty)); err != nil || c.Published != 1 || !c.IsRecurring {
+	err := classFields{&c}.Scan([]byte(ints + lengths + texts))
+	if err != nil || c.Published != 1 || !c.IsRecurring || c.Title != "Title" || c.Date != "2030-01-02" ||
+		c.TimezoneName != "UTC" || c.Currency != "usd" || c.Keyword != "kw" || c.Description != "" {
 		t.Errorf("bytes: %v, %+v", err, c)
 	}
 }
