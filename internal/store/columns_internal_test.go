@@ -7,27 +7,28 @@ import (
 	"github.com/lectern-lms/lectern/internal/lms"
 )
 
-// TestClassFieldsCorrupt: a class's fields column not of twenty-seven
+// TestClassFieldsCorrupt: a class's fields column not of twenty-nine
 // integers and the texts they measure is an error, never a class with
 // its fields shifted.
 func TestClassFieldsCorrupt(t *testing.T) {
 	ints := strings.Repeat("1,", 20)
-	lengths := "5,0,10,3,0,0,3,"
-	texts := "Title2030-01-02UTCusdkw"
+	lengths := "5,0,10,3,0,0,3,2,20,"
+	texts := "Title2030-01-02UTCusdkw2030-01-01T10:00:00Z2030-01-01T11:00:00Z"
 	for _, tc := range []struct {
 		name string
 		v    any
 		want string
 	}{
-		{"no texts", ints + "5,0,10,3,0,0,3", "not 27 integers"},
-		{"twenty-six", ints + "5,0,10,3,0,0," + texts, "not 27 integers"},
-		{"empty", "", "not 27 integers"},
-		{"a word", "x" + (ints + lengths + texts)[1:], "not 27 integers"},
-		{"an empty integer", "," + (ints + lengths + texts)[2:], "not 27 integers"},
-		{"a text too long", ints + "5,0,10,3,0,0,30," + texts, "text 7 is 30 bytes of 5 left"},
-		{"a negative length", ints + "-5,0,10,3,0,0,3," + texts, "text 1 is -5 bytes"},
+		{"no texts", ints + "5,0,10,3,0,0,3,2,20", "not 29 integers"},
+		{"twenty-eight", ints + "5,0,10,3,0,0,3,2," + texts, "not 29 integers"},
+		{"empty", "", "not 29 integers"},
+		{"a word", "x" + (ints + lengths + texts)[1:], "not 29 integers"},
+		{"an empty integer", "," + (ints + lengths + texts)[2:], "not 29 integers"},
+		{"a text too long", ints + "5,0,10,3,0,0,3,2,50," + texts, "text 9 is 50 bytes of 40 left"},
+		{"a negative length", ints + "-5,0,10,3,0,0,3,2,20," + texts, "text 1 is -5 bytes"},
+		{"not an instant", ints + "5,0,10,3,0,0,3,2,20," + texts[:len(texts)-2], "cannot parse"},
 		{"a number", int64(1), "int64, not text"},
-		{"NULL", nil, "not 27 integers"},
+		{"NULL", nil, "not 29 integers"},
 	} {
 		var c lms.LiveClass
 		err := classFields{&c}.Scan(tc.v)
@@ -38,7 +39,8 @@ func TestClassFieldsCorrupt(t *testing.T) {
 	var c lms.LiveClass
 	err := classFields{&c}.Scan([]byte(ints + lengths + texts))
 	if err != nil || c.Published != 1 || !c.IsRecurring || c.Title != "Title" || c.Date != "2030-01-02" ||
-		c.TimezoneName != "UTC" || c.Currency != "usd" || c.Keyword != "kw" || c.Description != "" {
+		c.TimezoneName != "UTC" || c.Currency != "usd" || c.Keyword != "kw" || c.Description != "" ||
+		c.CreatedAt.Hour() != 10 || c.UpdatedAt.Hour() != 11 {
 		t.Errorf("bytes: %v, %+v", err, c)
 	}
 }

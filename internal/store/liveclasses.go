@@ -15,22 +15,22 @@ import (
 )
 
 // classCols are the columns a class is read from, in classDest's order:
-// the id, every integer and text field in one value (classFields), and
-// the two instants. A page of ten classes read 300 columns one by one,
+// the id, and every other field in one value (classFields). A page of ten classes read 300 columns one by one,
 // and on SQLite each column is two or three calls into the driver, each
 // taking the connection's mutex, and each text a string of its own (a
 // fifth of a listclass's CPU). The value is the twenty integers and the
-// byte lengths of the first seven texts, joined by ',', then ',' and the
-// eight texts one after the other. concat_ws is in SQLite from 3.44 and
+// byte lengths of the first nine texts, joined by ',', then ',' and the
+// ten texts (the last two the instants) one after the other. concat_ws is in SQLite from 3.44 and
 // in PostgreSQL.
 const classCols = `id,
 	concat_ws(',', owner_user_id, start_minute, end_minute, timezone_id, is_recurring, repeat_kind, end_classes_count,
 		ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
 		is_screenshare, is_private_chat, privacy, published,
 		octet_length(title), octet_length(description), octet_length(date), octet_length(timezone_name),
-		octet_length(weekdays), octet_length(end_date), octet_length(currency))
-		|| ',' || title || description || date || timezone_name || weekdays || end_date || currency || keyword,
-	created_at, updated_at`
+		octet_length(weekdays), octet_length(end_date), octet_length(currency), octet_length(keyword),
+		octet_length(created_at))
+		|| ',' || title || description || date || timezone_name || weekdays || end_date || currency || keyword ||
+		created_at || updated_at`
 
 // scanClass scans a row of classCols.
 func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
@@ -50,7 +50,7 @@ func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.
 // reuses one for all its rows, and scans each into its slice's next
 // element rather than copying a class there.
 func classDest(dest []any, c *lms.LiveClass, sittings bool) []any {
-	dest = append(dest[:0], intDest(&c.ID), classFields{c}, timeCol(&c.CreatedAt), timeCol(&c.UpdatedAt))
+	dest = append(dest[:0], intDest(&c.ID), classFields{c})
 	if sittings {
 		dest = append(dest, sittingsScanner{&c.Occurrences})
 	}
@@ -66,7 +66,7 @@ func (cf classFields) Scan(v any) error {
 	if !ok {
 		return fmt.Errorf("store: a class's fields are a %T, not text", v)
 	}
-	var n [27]int64 // twenty integers, seven lengths
+	var n [29]int64 // twenty integers, nine lengths
 	rest := s
 	for i := range n {
 		var f string
@@ -77,14 +77,19 @@ func (cf classFields) Scan(v any) error {
 			return fmt.Errorf("store: a class's fields %q are not %d integers and the texts", s, len(n))
 		}
 	}
-	var texts [8]string
+	var texts [10]string
 	for i, size := range n[20:] {
 		if size < 0 || size > int64(len(rest)) {
 			return fmt.Errorf("store: a class's fields %q: text %d is %d bytes of %d left", s, i+1, size, len(rest))
 		}
 		texts[i], rest = rest[:size], rest[size:]
 	}
-	texts[7] = rest
+	texts[9] = rest
+	created, err1 := parseTime(texts[8])
+	updated, err2 := parseTime(texts[9])
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("store: a class's fields %q: %w", s, err)
+	}
 	c := cf.c
 	c.OwnerUserID = n[0]
 	c.StartMinute, c.EndMinute, c.TimezoneID = int(n[1]), int(n[2]), int(n[3])
@@ -94,6 +99,7 @@ func (cf classFields) Scan(v any) error {
 	c.IsCorporate, c.IsScreenshare, c.IsPrivateChat, c.Privacy, c.Published = int(n[15]), int(n[16]), int(n[17]), int(n[18]), int(n[19])
 	c.Title, c.Description, c.Date, c.TimezoneName = texts[0], texts[1], texts[2], texts[3]
 	c.Weekdays, c.EndDate, c.Currency, c.Keyword = texts[4], texts[5], texts[6], texts[7]
+	c.CreatedAt, c.UpdatedAt = created, updated
 	return nil
 }
 
