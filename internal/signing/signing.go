@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,14 +58,14 @@ func (l Launch) Role() string {
 // two keys, so derived keys are kept (by secret and purpose); the map is
 // emptied when it reaches maxDerived keys, which a server with that many
 // domains' links in use recomputes at the cost of an HMAC each.
-func derive(secret []byte, purpose string) []byte {
+func derive(secret []byte, purpose string) *key {
 	id := purpose + "\x00" + string(secret)
 	if k, ok := derived.Load(id); ok {
-		return k.([]byte)
+		return k.(*key)
 	}
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(purpose))
-	k := m.Sum(nil)
+	k := &key{key: m.Sum(nil)}
 	if derivedN.Add(1) > maxDerived {
 		derived.Clear()
 		derivedN.Store(1)
@@ -76,9 +77,51 @@ func derive(secret []byte, purpose string) []byte {
 const maxDerived = 4096
 
 var (
-	derived  sync.Map // purpose "\x00" secret: its key, never written to
+	derived  sync.Map // purpose "\x00" secret: its *key
 	derivedN atomic.Int64
 )
+
+// key is a derived key and the MACs and AEADs made with it, kept for
+// reuse: making them was a third of a launch link's allocations. A pool
+// gives each caller one of its own, so nothing is shared between
+// goroutines while in use.
+type key struct {
+	key   []byte // never written to
+	macs  sync.Pool
+	aeads sync.Pool
+}
+
+// mac returns the hex HMAC-SHA256 of msg under k.
+func (k *key) mac(msg string) string {
+	m, _ := k.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, k.key)
+	}
+	m.Reset()
+	m.Write([]byte(msg))
+	var sum [sha256.Size]byte
+	out := hex.EncodeToString(m.Sum(sum[:0]))
+	k.macs.Put(m)
+	return out
+}
+
+// aead returns an AES-256-GCM AEAD of k, to give back with putAEAD.
+func (k *key) aead() cipher.AEAD {
+	if a, ok := k.aeads.Get().(cipher.AEAD); ok {
+		return a
+	}
+	block, err := aes.NewCipher(k.key)
+	if err != nil {
+		panic(err) // a 32-byte key never fails
+	}
+	a, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func (k *key) putAEAD(a cipher.AEAD) { k.aeads.Put(a) }
 
 // launchMessage is the canonical text a plain launch URL's signature
 // covers: every field, escaped, in a fixed order.
@@ -93,12 +136,6 @@ func launchMessage(l Launch) string {
 		url.QueryEscape(l.Lesson), url.QueryEscape(l.Course), strconv.Itoa(l.Extend),
 		strconv.FormatInt(l.Expires.Unix(), 10)}
 	return strings.Join(parts, "\n")
-}
-
-func mac(key []byte, msg string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(msg))
-	return hex.EncodeToString(m.Sum(nil))
 }
 
 // SignedLaunchURL returns base/classroom/{class}?...&sig=... with the
@@ -122,7 +159,7 @@ func SignedLaunchURL(base string, secret []byte, l Launch) string {
 	b = append(b, "&role="...)
 	b = append(b, l.Role()...)
 	b = append(b, "&sig="...)
-	b = append(b, mac(derive(secret, "launch-sign-v1"), launchMessage(l))...)
+	b = append(b, derive(secret, "launch-sign-v1").mac(launchMessage(l))...)
 	b = appendQuery(b, "&userId=", l.UserID)
 	b = appendQuery(b, "&userName=", l.UserName)
 	return string(b)
@@ -173,7 +210,7 @@ func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) erro
 	if len(secret) < MinSecret {
 		return ErrInvalid
 	}
-	want := mac(derive(secret, "launch-sign-v1"), launchMessage(l))
+	want := derive(secret, "launch-sign-v1").mac(launchMessage(l))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrInvalid
 	}
@@ -222,14 +259,19 @@ func OpenSession(secret []byte, token string, now time.Time) (Launch, error) {
 // seal returns {domain}.{base64url(nonce|ciphertext)} of l's claims under
 // a key derived from secret for purpose.
 func seal(secret []byte, purpose string, l Launch) string {
-	aead := newAEAD(secret, purpose)
-	var buf [512]byte
-	plain := appendClaims(buf[:0], l)
+	k := derive(secret, purpose)
+	aead := k.aead()
+	defer k.putAEAD(aead)
 	domain := strconv.FormatInt(l.Domain, 10)
-	sealed := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
-	rand.Read(sealed)
-	sealed = aead.Seal(sealed, sealed, plain, []byte(domain))
-	return domain + "." + base64.RawURLEncoding.EncodeToString(sealed)
+	// The claims are written after the nonce and sealed where they are.
+	b := make([]byte, aead.NonceSize(), 512)
+	rand.Read(b)
+	b = appendClaims(b, l)
+	ns := aead.NonceSize()
+	b = aead.Seal(b[:ns], b[:ns], b[ns:], []byte(domain))
+	out := make([]byte, 0, len(domain)+1+base64.RawURLEncoding.EncodedLen(len(b)))
+	out = append(append(out, domain...), '.')
+	return string(base64.RawURLEncoding.AppendEncode(out, b))
 }
 
 // appendClaims appends l as json.Marshal writes it (TestAppendClaims),
@@ -268,7 +310,9 @@ func open(secret []byte, purpose, token string, now time.Time) (Launch, error) {
 		return Launch{}, ErrInvalid
 	}
 	sealed, err := base64.RawURLEncoding.DecodeString(enc)
-	aead := newAEAD(secret, purpose)
+	k := derive(secret, purpose)
+	aead := k.aead()
+	defer k.putAEAD(aead)
 	if err != nil || len(sealed) < aead.NonceSize() {
 		return Launch{}, ErrInvalid
 	}
@@ -284,18 +328,6 @@ func open(secret []byte, purpose, token string, now time.Time) (Launch, error) {
 		return Launch{}, ErrExpired
 	}
 	return l, nil
-}
-
-func newAEAD(secret []byte, purpose string) cipher.AEAD {
-	block, err := aes.NewCipher(derive(secret, purpose))
-	if err != nil {
-		panic(err) // a 32-byte key never fails
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic(err)
-	}
-	return aead
 }
 
 // RecordingURL returns base/recordings/{id}?d=..&expires=..&sig=.., a
@@ -337,7 +369,7 @@ func downloadURL(base, path, purpose string, secret []byte, domain, id int64, ex
 	q := url.Values{}
 	q.Set("d", strconv.FormatInt(domain, 10))
 	q.Set("expires", strconv.FormatInt(expires.Unix(), 10))
-	q.Set("sig", mac(derive(secret, purpose), downloadMessage(purpose, domain, id, expires.Unix())))
+	q.Set("sig", derive(secret, purpose).mac(downloadMessage(purpose, domain, id, expires.Unix())))
 	return strings.TrimRight(base, "/") + path + strconv.FormatInt(id, 10) + "?" + q.Encode()
 }
 
@@ -349,7 +381,7 @@ func verifyDownload(purpose string, secret []byte, domain, id int64, expires int
 	if len(secret) < MinSecret {
 		return ErrInvalid
 	}
-	want := mac(derive(secret, purpose), downloadMessage(purpose, domain, id, expires))
+	want := derive(secret, purpose).mac(downloadMessage(purpose, domain, id, expires))
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrInvalid
 	}

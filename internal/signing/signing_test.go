@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -288,7 +289,7 @@ func TestDeriveKept(t *testing.T) {
 			for _, purpose := range []string{"launch-sign-v1", "launch-encrypt-v1"} {
 				m := hmac.New(sha256.New, s)
 				m.Write([]byte(purpose))
-				if got := derive(s, purpose); !hmac.Equal(got, m.Sum(nil)) {
+				if got := derive(s, purpose).key; !hmac.Equal(got, m.Sum(nil)) {
 					t.Fatalf("round %d, secret %d, %s: a wrong key", round, i, purpose)
 				}
 			}
@@ -297,4 +298,34 @@ func TestDeriveKept(t *testing.T) {
 	if n := derivedN.Load(); n > maxDerived {
 		t.Errorf("%d keys kept, at most %d", n, maxDerived)
 	}
+}
+
+// TestSealLongClaims: claims of every length around the seal's first
+// buffer (512 bytes) open as sealed, from many goroutines at once (the
+// AEADs and MACs are pooled, one caller each).
+func TestSealLongClaims(t *testing.T) {
+	var wg sync.WaitGroup
+	for n := 380; n < 560; n++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := claims
+			l.UserName = strings.Repeat("é", n/2) + strings.Repeat("a", n%2)
+			token := strings.TrimPrefix(EncryptedLaunchURL("http://h", secret, l), "http://h/classroom/e/")
+			got, err := DecryptLaunch(secret, token, now)
+			if err != nil || got.UserName != l.UserName {
+				t.Errorf("%d bytes: %v, name of %d bytes", n, err, len(got.UserName))
+			}
+			u, err := url.Parse(SignedLaunchURL("http://h", secret, l))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			parsed, sig, err := ParseSignedLaunch("42", u.Query())
+			if err != nil || VerifySignedLaunch(secret, parsed, sig, now) != nil {
+				t.Errorf("%d bytes: the signed link does not verify (%v)", n, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
