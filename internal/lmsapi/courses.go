@@ -110,7 +110,19 @@ func (a *API) getCourse(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, "Course found", map[string]any{"id": co.ID, "title": co.Name, "subtitle": co.Subtitle})
+	return okWith(w, "Course found", func(b []byte) []byte { return appendCourseFound(b, co) })
+}
+
+// appendCourseFound appends courses/get's data, as encoding/json writes
+// the map {"id", "title", "subtitle"}: keys sorted.
+func appendCourseFound(b []byte, co lms.Course) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, co.ID, 10)
+	b = append(b, `,"subtitle":`...)
+	b = jsonx.AppendString(b, co.Subtitle)
+	b = append(b, `,"title":`...)
+	b = jsonx.AppendString(b, co.Name)
+	return append(b, '}')
 }
 
 // PUT /courses/update: course_id and any of course_name, alias, subtitle,

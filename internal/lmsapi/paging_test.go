@@ -66,3 +66,33 @@ func TestWritePageMatchesWriteJSON(t *testing.T) {
 		t.Errorf("courses:\n got %s\nwant %s", got.Body, want.Body)
 	}
 }
+
+// TestOkWithMatchesOk: users/getuser's and courses/get's answers, written
+// by okWith, are the bytes ok wrote of the same data.
+func TestOkWithMatchesOk(t *testing.T) {
+	texts := []string{"", "Ann", `quote " and \ backslash`, "<b>&amp;</b>", "tab\tnl\n\x00\x1f", "\u2028\u2029",
+		"é 中文 🎓", "bad \xff utf8"}
+	same := func(what string, got, want *httptest.ResponseRecorder) {
+		t.Helper()
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("%s:\n got %s\nwant %s", what, got.Body, want.Body)
+		}
+		if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") ||
+			got.Header().Get("Content-Length") != want.Header().Get("Content-Length") {
+			t.Errorf("%s: headers %v, want %v", what, got.Header(), want.Header())
+		}
+	}
+	for i, s := range texts {
+		u := lms.User{ID: int64(i) << 33, Name: s, Username: s + "u", Email: s + "@example.com"}
+		want, got := httptest.NewRecorder(), httptest.NewRecorder()
+		ok(want, "User found", []userJSON{toUserJSON(u, true)})
+		okWith(got, "User found", func(b []byte) []byte { return append(appendUserJSON(append(b, '['), u), ']') })
+		same("user "+s, got, want)
+
+		co := lms.Course{ID: int64(i + 1), Name: s, Subtitle: "sub " + s}
+		want, got = httptest.NewRecorder(), httptest.NewRecorder()
+		ok(want, "Course found", map[string]any{"id": co.ID, "title": co.Name, "subtitle": co.Subtitle})
+		okWith(got, "Course found", func(b []byte) []byte { return appendCourseFound(b, co) })
+		same("course "+s, got, want)
+	}
+}

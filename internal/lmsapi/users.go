@@ -112,7 +112,7 @@ func (a *API) getUser(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
-	return ok(w, "User found", []userJSON{toUserJSON(u, true)})
+	return okWith(w, "User found", func(b []byte) []byte { return append(appendUserJSON(append(b, '['), u), ']') })
 }
 
 // GET /users/getuserbyEmail/{email}: the email is URL-escaped in the path.
