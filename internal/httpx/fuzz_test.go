@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math/big"
 	"mime"
 	"net/http/httptest"
@@ -196,4 +197,39 @@ func FuzzIntParams(f *testing.F) {
 			t.Fatalf("Range(%q, %d, %d) = %d", s, lo, hi, r)
 		}
 	})
+}
+
+// FuzzAddQuery: addQuery keeps what url.ParseQuery gives, the last value
+// of each name, and fails when it fails.
+func FuzzAddQuery(f *testing.F) {
+	for _, q := range []string{"", "a=1", "a=1&a=2", "a=1;b=2", "a=%zz&b=2", "%zz=1&b=2", "a", "a=", "=b", "&&a=1&",
+		"a=1&b=x%20y+z", "a=%00", "a=1&a=%zz", "a=%2", "+=+", "é=ü"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := map[string]string{}
+		err := addQuery(got, q)
+		vals, wantErr := url.ParseQuery(q)
+		want := map[string]string{}
+		for k, vs := range vals {
+			want[k] = vs[len(vs)-1]
+		}
+		if !maps.Equal(got, want) || (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: %v, %v; url.ParseQuery %v, %v", q, got, err, want, wantErr)
+		}
+	})
+}
+
+// TestAddQueryBound: more pairs than net/url allows add nothing, as
+// url.ParseQuery gives nothing.
+func TestAddQueryBound(t *testing.T) {
+	for _, n := range []int{maxQueryParams, maxQueryParams + 1} {
+		q := strings.Repeat("a=1&", n-1) + "b=2"
+		got := map[string]string{}
+		err := addQuery(got, q)
+		vals, wantErr := url.ParseQuery(q)
+		if len(got) != len(vals) || (err == nil) != (wantErr == nil) {
+			t.Errorf("%d pairs: %d names, %v; url.ParseQuery %d, %v", n, len(got), err, len(vals), wantErr)
+		}
+	}
 }

@@ -79,12 +79,8 @@ func ReadParamsStructured(r *http.Request, maxBody int64, structured map[string]
 }
 
 func readParams(r *http.Request, maxBody int64, structured map[string]bool) (*Params, error) {
-	p := &Params{values: map[string]string{}, structured: structured}
-	for k, vs := range r.URL.Query() {
-		if len(vs) > 0 {
-			p.values[k] = vs[len(vs)-1]
-		}
-	}
+	p := &Params{values: make(map[string]string, 8), structured: structured}
+	addQuery(p.values, r.URL.RawQuery) // pairs that do not parse are left out, as URL.Query leaves them
 	if r.Body != nil && r.Body != http.NoBody {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
@@ -103,6 +99,48 @@ func readParams(r *http.Request, maxBody int64, structured map[string]bool) (*Pa
 	}
 	p.addPath(r)
 	return p, nil
+}
+
+// maxQueryParams is net/url's default bound on the pairs of a query
+// (GODEBUG urlmaxqueryparams).
+const maxQueryParams = 10000
+
+// addQuery sets values[k] to the last value of each name of the
+// urlencoded text query. It parses as url.ParseQuery does, without
+// building its map of slices (a tenth of a point read's handling, most of
+// it garbage): the same pairs are left out, it fails when that fails,
+// and a query of more than maxQueryParams pairs adds nothing
+// (FuzzAddQuery).
+func addQuery(values map[string]string, query string) (err error) {
+	if strings.Count(query, "&")+1 > maxQueryParams {
+		return errors.New("number of URL query parameters exceeded limit")
+	}
+	for query != "" {
+		var pair string
+		pair, query, _ = strings.Cut(query, "&")
+		if strings.Contains(pair, ";") {
+			if err == nil {
+				err = errors.New("invalid semicolon separator in query")
+			}
+			continue
+		}
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err1 := url.QueryUnescape(k)
+		if err1 == nil {
+			v, err1 = url.QueryUnescape(v)
+		}
+		if err1 != nil {
+			if err == nil {
+				err = err1
+			}
+			continue
+		}
+		values[k] = v
+	}
+	return err
 }
 
 func (p *Params) addPath(r *http.Request) {
@@ -125,15 +163,9 @@ func (p *Params) readBody(r *http.Request, body []byte) error {
 	mt, mparams, _ := mime.ParseMediaType(ct)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
-		vals, err := url.ParseQuery(string(body))
-		if err != nil {
+		if err := addQuery(p.values, string(body)); err != nil {
 			return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the urlencoded body could not be parsed",
 				Fields: []lms.FieldError{{Field: "body", Message: "is not valid urlencoded form data"}}}
-		}
-		for k, vs := range vals {
-			if len(vs) > 0 {
-				p.values[k] = vs[len(vs)-1]
-			}
 		}
 		return nil
 	case mt == "multipart/form-data":
