@@ -15,22 +15,17 @@ import (
 )
 
 // classCols are the columns a class is read from, in classDest's order:
-// the id, and every other field in one value (classFields). A page of ten classes read 300 columns one by one,
-// and on SQLite each column is two or three calls into the driver, each
-// taking the connection's mutex, and each text a string of its own (a
-// fifth of a listclass's CPU). The value is the twenty integers and the
-// byte lengths of the first nine texts, joined by ',', then ',' and the
-// ten texts (the last two the instants) one after the other. concat_ws is in SQLite from 3.44 and
-// in PostgreSQL.
+// the id, and every other field packed in one value (packed.go,
+// classFields): twenty integers, the lengths of nine texts, ten texts (the
+// last two the instants).
 const classCols = `id,
 	concat_ws(',', owner_user_id, start_minute, end_minute, timezone_id, is_recurring, repeat_kind, end_classes_count,
 		ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
 		is_screenshare, is_private_chat, privacy, published,
 		octet_length(title), octet_length(description), octet_length(date), octet_length(timezone_name),
 		octet_length(weekdays), octet_length(end_date), octet_length(currency), octet_length(keyword),
-		octet_length(created_at))
-		|| ',' || title || description || date || timezone_name || weekdays || end_date || currency || keyword ||
-		created_at || updated_at`
+		octet_length(created_at),
+		title, description, date, timezone_name, weekdays, end_date, currency, keyword, created_at, updated_at)`
 
 // scanClass scans a row of classCols.
 func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
@@ -62,29 +57,15 @@ type classFields struct{ c *lms.LiveClass }
 
 // Scan implements sql.Scanner.
 func (cf classFields) Scan(v any) error {
-	s, _, ok := scannedText(v)
-	if !ok {
-		return fmt.Errorf("store: a class's fields are a %T, not text", v)
+	s, err := packedText(v)
+	if err != nil {
+		return err
 	}
 	var n [29]int64 // twenty integers, nine lengths
-	rest := s
-	for i := range n {
-		var f string
-		var more bool
-		f, rest, more = strings.Cut(rest, ",")
-		var err error
-		if n[i], err = strconv.ParseInt(f, 10, 64); err != nil || !more {
-			return fmt.Errorf("store: a class's fields %q are not %d integers and the texts", s, len(n))
-		}
-	}
 	var texts [10]string
-	for i, size := range n[20:] {
-		if size < 0 || size > int64(len(rest)) {
-			return fmt.Errorf("store: a class's fields %q: text %d is %d bytes of %d left", s, i+1, size, len(rest))
-		}
-		texts[i], rest = rest[:size], rest[size:]
+	if err := unpack(s, n[:], texts[:]); err != nil {
+		return err
 	}
-	texts[9] = rest
 	created, err1 := parseTime(texts[8])
 	updated, err2 := parseTime(texts[9])
 	if err := errors.Join(err1, err2); err != nil {

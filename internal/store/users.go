@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,20 +21,15 @@ func scanUser(row interface{ Scan(...any) error }) (lms.User, error) {
 
 // userListCols are the columns a listing of users reads: userCols but
 // created_at, which no listing shows (a fifth of the cost of a page of
-// 50 on SQLite, BenchmarkListUsers).
-//
-// On SQLite the three texts come as one value, "N,M,{name}{username}{email}"
-// with N and M the byte lengths of the name and the username
-// (listedUser): each column read is two or three calls into the driver,
-// each taking the connection's mutex, and each text a string of its own;
-// a page of 50 allocated 326 times, now 121 (users/list 84-85 to 75-82 µs
-// of server CPU). PostgreSQL reads the columns: there the concatenation
-// costs more than it saves (BenchmarkListUsers/postgres 68-73 to 80 µs).
+// 50 on SQLite, BenchmarkListUsers). On SQLite the three texts are packed
+// in one value (packed.go, listedUser): a page of 50 allocated 326 times,
+// now 121. PostgreSQL reads the columns: there the packing costs more
+// than it saves (BenchmarkListUsers/postgres first page 68-73 to 80 µs).
 func (s *Store) userListCols() string {
 	if s.pg {
 		return "id, name, username, email"
 	}
-	return "id, octet_length(name) || ',' || octet_length(username) || ',' || name || username || email"
+	return "id, concat_ws(',', octet_length(name), octet_length(username), name, username, email)"
 }
 
 // scanListedUser scans a row of userListCols into *u.
@@ -51,18 +45,16 @@ type listedUser struct{ u *lms.User }
 
 // Scan implements sql.Scanner.
 func (l listedUser) Scan(v any) error {
-	s, _, ok := scannedText(v)
-	if !ok {
-		return fmt.Errorf("store: a listed user's texts are a %T, not text", v)
+	s, err := packedText(v)
+	if err != nil {
+		return err
 	}
-	nameLen, rest, ok1 := strings.Cut(s, ",")
-	userLen, texts, ok2 := strings.Cut(rest, ",")
-	n, err1 := strconv.Atoi(nameLen)
-	m, err2 := strconv.Atoi(userLen)
-	if !ok1 || !ok2 || err1 != nil || err2 != nil || n < 0 || m < 0 || n+m > len(texts) {
-		return fmt.Errorf("store: a listed user's texts %q are not of the form N,M,texts", s)
+	var n [2]int64
+	var texts [3]string
+	if err := unpack(s, n[:], texts[:]); err != nil {
+		return err
 	}
-	l.u.Name, l.u.Username, l.u.Email = texts[:n], texts[n:n+m], texts[n+m:]
+	l.u.Name, l.u.Username, l.u.Email = texts[0], texts[1], texts[2]
 	return nil
 }
 
