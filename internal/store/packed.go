@@ -10,11 +10,12 @@ import (
 // value, concat_ws(',', integers..., texts...), where the last integers
 // are the byte lengths (octet_length) of every text but the last. On
 // SQLite each column read is two or three calls into the driver, each
-// taking the connection's mutex, and each text a string of its own; a
-// page of ten classes read 310 columns, a page of 50 users 200. One
-// concat_ws builds the value in one allocation (a chain of || allocates at
-// every step: 14 % of a listclass at 1,000,000 classes). concat_ws is in
-// SQLite from 3.44 and in PostgreSQL.
+// taking the connection's mutex, and each text a string of its own: a
+// page of ten classes read 310 columns. One concat_ws builds the value in
+// one allocation (a chain of || allocated at every step: 14 % of a
+// listclass at 1,000,000 classes). concat_ws is in SQLite from 3.44 and
+// in PostgreSQL. Classes are read so (classCols); users are not
+// (userListCols).
 
 // unpack parses the packed value s into n (its integers, the texts'
 // lengths last) and texts (which share s's memory). Anything not of that
