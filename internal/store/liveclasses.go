@@ -319,7 +319,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if !s.pg && utf8.RuneCountInString(f.Search) >= 3 {
 			where += ` AND id IN (SELECT rowid FROM live_classes_title WHERE live_classes_title MATCH ?
 				UNION ALL SELECT id FROM live_classes WHERE domain_id = ? AND id > (SELECT indexed_upto FROM live_classes_title_state))`
-			args = append(args, ftsTrigrams(f.Search), domainID)
+			args = append(args, ftsPhrase(f.Search), domainID)
 		}
 		where += ` AND ` + s.read().fold("title") + likeContains
 		args = append(args, likePattern(f.Search))
@@ -390,33 +390,6 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 // tokenizer, the rows whose title contains text, case-insensitively.
 func ftsPhrase(text string) string {
 	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
-}
-
-// ftsTrigrams is an FTS5 query for the rows whose title holds trigrams
-// that cover text (of three characters or more): its characters 0-2, 3-5,
-// and so on, and its last three, all of them anywhere (AND). Every title
-// containing text matches, and a few that do not, which the caller's LIKE
-// leaves out. It reads three times fewer posting lists than the phrase of
-// every trigram, and checks no positions: "Biology 101" is four trigrams,
-// not nine. FTS5 folds a query's characters one for one, so a chunk of
-// three characters is one trigram.
-func ftsTrigrams(text string) string {
-	runes := []rune(text)
-	var b strings.Builder
-	add := func(at int) {
-		if b.Len() > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteString(ftsPhrase(string(runes[at : at+3])))
-	}
-	at := 0
-	for ; at+3 <= len(runes); at += 3 {
-		add(at)
-	}
-	if at < len(runes) {
-		add(len(runes) - 3)
-	}
-	return b.String()
 }
 
 // DeleteLiveClass deletes a class and everything that hangs on it.

@@ -71,21 +71,3 @@ func TestPackedRecords(t *testing.T) {
 		t.Errorf("a class with a cut instant: %v", err)
 	}
 }
-
-// TestFTSTrigrams: the index's query for a search is the trigrams that
-// cover it, quoted, by characters rather than bytes.
-func TestFTSTrigrams(t *testing.T) {
-	for _, tc := range []struct{ text, want string }{
-		{"abc", `"abc"`},
-		{"abcd", `"abc" AND "bcd"`},
-		{"abcdef", `"abc" AND "def"`},
-		{"Biology 101", `"Bio" AND "log" AND "y 1" AND "101"`},
-		{`e "x" z`, `"e """ AND "x"" " AND """ z"`},
-		{"Élodie", `"Élo" AND "die"`},
-		{"短い授業", `"短い授" AND "い授業"`},
-	} {
-		if got := ftsTrigrams(tc.text); got != tc.want {
-			t.Errorf("%q: %s, want %s", tc.text, got, tc.want)
-		}
-	}
-}
