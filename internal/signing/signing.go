@@ -97,10 +97,10 @@ func (k *key) mac(msg string) string {
 	if m == nil {
 		m = hmac.New(sha256.New, k.key)
 	}
-	m.Reset()
 	m.Write([]byte(msg))
 	var sum [sha256.Size]byte
 	out := hex.EncodeToString(m.Sum(sum[:0]))
+	m.Reset()
 	k.macs.Put(m)
 	return out
 }
@@ -264,10 +264,10 @@ func seal(secret []byte, purpose string, l Launch) string {
 	defer k.putAEAD(aead)
 	domain := strconv.FormatInt(l.Domain, 10)
 	// The claims are written after the nonce and sealed where they are.
-	b := make([]byte, aead.NonceSize(), 512)
+	ns := aead.NonceSize()
+	b := make([]byte, ns, 512)
 	rand.Read(b)
 	b = appendClaims(b, l)
-	ns := aead.NonceSize()
 	b = aead.Seal(b[:ns], b[:ns], b[ns:], []byte(domain))
 	out := make([]byte, 0, len(domain)+1+base64.RawURLEncoding.EncodedLen(len(b)))
 	out = append(append(out, domain...), '.')

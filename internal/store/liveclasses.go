@@ -27,11 +27,6 @@ const classCols = `id,
 		octet_length(created_at),
 		title, description, date, timezone_name, weekdays, end_date, currency, keyword, created_at, updated_at)`
 
-// scanClass scans a row of classCols.
-func scanClass(row interface{ Scan(...any) error }) (lms.LiveClass, error) {
-	return scanClassSittings(row, false)
-}
-
 // scanClassSittings scans a row of classCols and, when sittings is true,
 // a sittingsCol after them into the class's Occurrences.
 func scanClassSittings(row interface{ Scan(...any) error }, sittings bool) (lms.LiveClass, error) {
