@@ -29,7 +29,7 @@ type scenario struct {
 // defaultScenarios is the order the scenarios run in each round.
 var defaultScenarios = []string{
 	"getuser", "courses/get", "courses/list", "users/list", "users/create",
-	"getclass", "getclasslaunch", "listclass-first", "listclass-last", "listclass-search", "schedule",
+	"getclass", "getclasslaunch", "listclass-first", "listclass-last", "listclass-crawl", "listclass-search", "schedule",
 }
 
 func scenarioByName(name string) (scenario, bool) {
@@ -70,6 +70,12 @@ var scenarios = []scenario{
 	}},
 	{"listclass-last", "bare-get", func(c config, f fixture, _, _ int) request {
 		return vcReq(c, "listclass", url.Values{"limitstart": {strconv.FormatInt(max(f.Classes-10, 0), 10)}})
+	}},
+	{"listclass-crawl", "bare-get", func(c config, f fixture, conn, i int) request {
+		// Every page in turn, each connection from a different place: pages
+		// read once, as a client walking the whole list reads them.
+		from := (int64(conn)*7919 + int64(i)) * 10 % max(f.Classes, 1)
+		return vcReq(c, "listclass", url.Values{"limitstart": {strconv.FormatInt(from, 10)}})
 	}},
 	{"listclass-search", "bare-get", func(c config, f fixture, _, i int) request {
 		// A word and a number prefix: matches about one title in 800.

@@ -50,25 +50,48 @@ func BenchmarkListLiveClasses(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		first := store.Page{Limit: 10}
+		last := store.Page{Offset: n - 10, Limit: 10}
+		// The store caches records, as the server's does, but for the
+		// "uncached" cases; in the "after-a-write" ones a write before
+		// every page makes every class of the cache stale; "pages-in-turn"
+		// reads a different page each time, more of them than the cache
+		// holds classes, so most of its classes are not in memory.
 		for _, tc := range []struct {
-			name string
-			f    store.ClassFilter
-			p    store.Page
+			name                   string
+			f                      store.ClassFilter
+			p                      store.Page
+			uncached, wrote, crawl bool
 		}{
-			{"first-page", store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10}},
-			{"last-page", store.ClassFilter{WithOccurrences: true}, store.Page{Offset: n - 10, Limit: 10}},
-			{"search", store.ClassFilter{Search: "class 199", WithOccurrences: true}, store.Page{Limit: 10}},
+			{"first-page", store.ClassFilter{WithOccurrences: true}, first, false, false, false},
+			{"first-page-after-a-write", store.ClassFilter{WithOccurrences: true}, first, false, true, false},
+			{"first-page-uncached", store.ClassFilter{WithOccurrences: true}, first, true, false, false},
+			{"last-page", store.ClassFilter{WithOccurrences: true}, last, false, false, false},
+			{"last-page-after-a-write", store.ClassFilter{WithOccurrences: true}, last, false, true, false},
+			{"last-page-uncached", store.ClassFilter{WithOccurrences: true}, last, true, false, false},
+			{"pages-in-turn", store.ClassFilter{WithOccurrences: true}, first, false, false, true},
+			{"pages-in-turn-uncached", store.ClassFilter{WithOccurrences: true}, first, true, false, true},
+			{"search", store.ClassFilter{Search: "class 199", WithOccurrences: true}, first, false, false, false},
 			// The search again with 64 more classes not yet in the
 			// SQLite title index (the indexer's pass starts at 64).
-			{"search-64-unindexed", store.ClassFilter{Search: "class 199", WithOccurrences: true}, store.Page{Limit: 10}},
+			{"search-64-unindexed", store.ClassFilter{Search: "class 199", WithOccurrences: true}, first, false, false, false},
 		} {
 			if tc.name == "search-64-unindexed" {
 				create(n, n+64)
 			}
 			b.Run(tc.name, func(b *testing.B) {
+				st.SetCacheRecords(!tc.uncached)
+				defer st.SetCacheRecords(true)
 				b.ReportAllocs()
+				p := tc.p
 				for b.Loop() {
-					if _, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, tc.p); err != nil || total == 0 {
+					if tc.wrote {
+						st.Wrote()
+					}
+					if tc.crawl {
+						p.Offset = (p.Offset + p.Limit) % n
+					}
+					if _, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, p); err != nil || total == 0 {
 						b.Fatal(total, err)
 					}
 				}

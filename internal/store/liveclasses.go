@@ -336,6 +336,20 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		dest = classDest(dest, &classes[len(classes)-1], f.WithOccurrences)
 		return r.Scan(dest...)
 	}
+	// byID reads the classes of ids, in order of id.
+	byID := func(ctx context.Context, ids []int64) ([]lms.LiveClass, error) {
+		in, idArgs := inIDs(ids)
+		err := scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ? AND id IN ("+in+") ORDER BY id",
+			append([]any{domainID}, idArgs...), scan)
+		return classes, err
+	}
+	// A page with sittings, as a point read has them, goes through the
+	// record cache: read as its ids and the classes not in memory
+	// (cachedPage) while the cache may hold some, read directly and kept
+	// (keepPage) when it holds none. The generation is taken first.
+	cached := s.cacheRecords && f.WithOccurrences
+	gen := s.gen.Load()
+	keep := false // a page read directly, to keep
 	var total int64
 	var err error
 	if f.Search == "" && p.Limit > 0 {
@@ -346,8 +360,30 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if total, err = rowCount(ctx, d, domainID, kind); err != nil {
 			return nil, 0, err
 		}
-		err = listPage(ctx, d, page{table: "live_classes", domainID: domainID, filter: filter, cols: cols,
-			total: total, offset: p.Offset, limit: p.Limit}, scan)
+		pg := page{table: "live_classes", domainID: domainID, filter: filter, cols: cols,
+			total: total, offset: p.Offset, limit: p.Limit}
+		if !cached || !s.classes.mayHold(gen) {
+			err = listPage(ctx, d, pg, scan)
+			keep = cached
+		} else {
+			var ids []int64
+			pg.cols = "id"
+			err = listPage(ctx, d, pg, func(r *sql.Rows) error {
+				ids = append(ids, 0)
+				return r.Scan(&ids[len(ids)-1])
+			})
+			if err == nil && len(ids) > 0 {
+				// The page's rows are those of the filter between its
+				// first and last id: a range of the index, where an IN
+				// list of ids costs SQLite a temporary table.
+				classes, err = cachedPage(ctx, s, &s.classes, domainID, ids, gen, classSize, classID,
+					func(ctx context.Context, ids []int64) ([]lms.LiveClass, error) {
+						err := scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ?"+filter+
+							" AND id BETWEEN ? AND ? ORDER BY id", []any{domainID, ids[0], ids[len(ids)-1]}, scan)
+						return classes, err
+					})
+			}
+		}
 	} else if p.Limit > 0 {
 		// A search: one pass over the matches reads the page's ids and,
 		// by a window, the number of all matches, so the text index is
@@ -356,17 +392,18 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		var ids []int64
 		err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
 			append(args, p.Limit, p.Offset), func(r *sql.Rows) error {
-				var id int64
-				ids = append(ids, id)
+				ids = append(ids, 0)
 				return r.Scan(&ids[len(ids)-1], &total)
 			})
 		if err == nil && len(ids) == 0 && p.Offset > 0 {
 			total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
 		}
 		if err == nil && len(ids) > 0 {
-			in, idArgs := inIDs(ids)
-			err = scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ? AND id IN ("+in+") ORDER BY id",
-				append([]any{domainID}, idArgs...), scan)
+			if cached {
+				classes, err = cachedPage(ctx, s, &s.classes, domainID, ids, gen, classSize, classID, byID)
+			} else {
+				classes, err = byID(ctx, ids)
+			}
 		}
 	} else {
 		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
@@ -378,8 +415,18 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	if err != nil {
 		return nil, 0, err
 	}
+	if keep {
+		keepPage(s, &s.classes, domainID, classes, gen, classSize, classID)
+	}
+	if cached {
+		for i := range classes { // the cache holds the same sittings
+			classes[i].Occurrences = slices.Clone(classes[i].Occurrences)
+		}
+	}
 	return classes, total, nil
 }
+
+func classID(c lms.LiveClass) int64 { return c.ID }
 
 // ftsPhrase is an FTS5 query for text as one phrase: with the trigram
 // tokenizer, the rows whose title contains text, case-insensitively.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,7 +30,7 @@ const (
 	// RecordCacheTTL is how long a record is served from memory at most.
 	RecordCacheTTL = 2 * time.Second
 	// recordCacheSize bounds each kind's entries; when full, stale ones
-	// are dropped, then arbitrary ones.
+	// are dropped, then arbitrary ones down to three quarters of it.
 	recordCacheSize = 512
 	// recordMaxBytes is the largest record kept (strings and sittings,
 	// roughly counted), so the caches hold a few megabytes at most.
@@ -54,7 +55,14 @@ type recordEntry[V any] struct {
 type recordCache[K comparable, V any] struct {
 	mu sync.RWMutex
 	m  map[K]recordEntry[V]
+	// lastGen is the generation of the last entry kept: when it is not
+	// the current one, no entry is current (mayHold).
+	lastGen atomic.Uint64
 }
+
+// mayHold reports whether an entry read at generation gen may be kept:
+// false when every entry is older, as after any write.
+func (c *recordCache[K, V]) mayHold(gen uint64) bool { return c.lastGen.Load() == gen }
 
 // get returns the entry for k if it was read at generation gen and has
 // not expired.
@@ -77,19 +85,23 @@ func (c *recordCache[K, V]) put(k K, v V, gen uint64, now time.Time, ttl time.Du
 		c.m = make(map[K]recordEntry[V])
 	}
 	if _, ok := c.m[k]; !ok && len(c.m) >= recordCacheSize {
+		// A quarter of the entries go at least, so that the walk over
+		// them is made once every so many records kept, not for each (a
+		// crawl through pages keeps ten records a page).
 		for k, e := range c.m {
 			if e.gen != gen || !now.Before(e.expires) {
 				delete(c.m, k)
 			}
 		}
 		for k := range c.m {
-			if len(c.m) < recordCacheSize {
+			if len(c.m) <= recordCacheSize*3/4 {
 				break
 			}
 			delete(c.m, k)
 		}
 	}
 	c.m[k] = recordEntry[V]{v: v, gen: gen, expires: now.Add(ttl)}
+	c.lastGen.Store(gen)
 }
 
 // wrote marks a write transaction committed (or given up): every record
@@ -121,4 +133,69 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 		c.put(k, v, gen, now, s.recordTTL)
 	}
 	return v, err
+}
+
+// cachedPage returns the records of ids, the ids of a page in ascending
+// order, from c where it holds them as read at gen (the generation taken
+// before the ids were read), and reads the others with one call of load.
+// load returns records by ascending id, those of the ids it is given and
+// possibly others between them, which are ignored; what it reads is kept
+// as cachedRecord keeps it. An id load does not find (a record deleted
+// since its id was read) is left out of the page.
+//
+// A page read this way costs a query of ids, which reads the index alone,
+// and then only the records not in memory. Its callers read a page
+// directly instead when the cache can hold none of it (mayHold), as after
+// any write, and keep what they read (keepPage); see docs/performance.md,
+// "Eleventh pass".
+func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, V], domainID int64, ids []int64, gen uint64,
+	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) ([]V, error) {
+	now := s.recordClock()
+	out := make([]V, len(ids))
+	have := make([]bool, len(ids))
+	var missing []int64
+	for i, id := range ids {
+		if out[i], have[i] = c.get(recordKey{domainID, id}, gen, now); !have[i] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		read, err := load(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		i := 0
+		for _, v := range read {
+			id := idOf(v)
+			for i < len(ids) && ids[i] < id {
+				i++
+			}
+			if i == len(ids) || ids[i] != id || have[i] {
+				continue
+			}
+			out[i], have[i] = v, true
+			if size(v) <= recordMaxBytes {
+				c.put(recordKey{domainID, id}, v, gen, now, s.recordTTL)
+			}
+		}
+	}
+	n := 0
+	for i := range out {
+		if have[i] {
+			out[n] = out[i]
+			n++
+		}
+	}
+	return out[:n], nil
+}
+
+// keepPage keeps the records of a page read directly at generation gen,
+// as cachedRecord keeps one record.
+func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs []V, gen uint64, size func(V) int, idOf func(V) int64) {
+	now := s.recordClock()
+	for _, v := range vs {
+		if size(v) <= recordMaxBytes {
+			c.put(recordKey{domainID, idOf(v)}, v, gen, now, s.recordTTL)
+		}
+	}
 }

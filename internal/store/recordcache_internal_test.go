@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -45,7 +47,20 @@ func TestRecordCacheBounded(t *testing.T) {
 	if v, ok := c.get(recordKey{1, int64(last)}, 1, t0); !ok || v != last {
 		t.Fatalf("the last put is not kept: %d, %v", v, ok)
 	}
-	// Stale entries go first: after a write, the next put leaves only itself.
+	// When full, a quarter goes at once, so the next puts walk nothing.
+	c = recordCache[recordKey, int]{}
+	for i := range recordCacheSize + 1 {
+		c.put(recordKey{1, int64(i)}, i, 1, t0, time.Second)
+	}
+	if want := recordCacheSize*3/4 + 1; len(c.m) != want {
+		t.Fatalf("%d entries after filling the cache and one more put, want %d", len(c.m), want)
+	}
+	// Stale entries go first: after a write, the next put into a full
+	// cache leaves only itself.
+	c = recordCache[recordKey, int]{}
+	for i := range recordCacheSize {
+		c.put(recordKey{1, int64(i)}, i, 1, t0, time.Second)
+	}
 	c.put(recordKey{1, -1}, -1, 2, t0, time.Second)
 	if len(c.m) != 1 {
 		t.Fatalf("%d entries after a put at a new generation, want 1", len(c.m))
@@ -89,5 +104,62 @@ func TestRecordCacheReadRacingAWrite(t *testing.T) {
 	}
 	if loads != 4 {
 		t.Fatalf("a record over recordMaxBytes was kept: %d loads, want 4", loads)
+	}
+}
+
+// A page through the cache: the records the cache holds at the page's
+// generation, the others read in one call, in the page's order; rows read
+// that are not missing are ignored, ids not read back (deleted) are left
+// out, and what was read is kept.
+func TestCachedPage(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteStore(t)
+	s.cacheRecords = true
+	type rec struct {
+		id int64
+		v  string
+	}
+	var c recordCache[recordKey, rec]
+	gen := s.gen.Load()
+	now := s.recordClock()
+	c.put(recordKey{1, 2}, rec{2, "cached 2"}, gen, now, time.Minute)
+	c.put(recordKey{1, 5}, rec{5, "cached 5"}, gen, now, time.Minute)
+	c.put(recordKey{1, 3}, rec{3, "stale 3"}, gen-1, now, time.Minute)
+	c.put(recordKey{2, 1}, rec{1, "another domain's 1"}, gen, now, time.Minute)
+	var asked []int64
+	load := func(_ context.Context, ids []int64) ([]rec, error) {
+		asked = slices.Clone(ids)
+		// 4 was deleted; 5 is read again, between the missing ones.
+		return []rec{{1, "read 1"}, {3, "read 3"}, {5, "read 5"}, {6, "read 6"}}, nil
+	}
+	size := func(rec) int { return 1 }
+	idOf := func(r rec) int64 { return r.id }
+	got, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3, 4, 5, 6}, gen, size, idOf, load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rec{{1, "read 1"}, {2, "cached 2"}, {3, "read 3"}, {5, "cached 5"}, {6, "read 6"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("page %v, want %v", got, want)
+	}
+	if !slices.Equal(asked, []int64{1, 3, 4, 6}) {
+		t.Fatalf("read %v, want the missing 1, 3, 4, 6", asked)
+	}
+	for _, id := range []int64{1, 3, 6} {
+		if r, ok := c.get(recordKey{1, id}, gen, now); !ok || r.v != fmt.Sprintf("read %d", id) {
+			t.Errorf("record %d kept as %v, %v", id, r, ok)
+		}
+	}
+	if _, ok := c.get(recordKey{1, 4}, gen, now); ok {
+		t.Error("a record not read back was kept")
+	}
+
+	// All in memory: nothing is read.
+	asked = nil
+	if got, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, gen, size, idOf, load); err != nil || len(got) != 3 || asked != nil {
+		t.Fatalf("page %v, %v, read %v; want three records from memory", got, err, asked)
+	}
+	if !c.mayHold(gen) || c.mayHold(gen+1) {
+		t.Fatal("mayHold is true only at the generation of the last record kept")
 	}
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -52,9 +53,25 @@ func TestRecordCacheSeesEveryWrite(t *testing.T) {
 				classErr, courseErr error
 			}
 			read := func() (r records) {
+				t.Helper()
 				for range 2 { // the second read is answered from memory
 					r.class, r.classErr = st.LiveClass(ctx, d.ID, c.ID)
 					r.course, r.courseErr = st.Course(ctx, d.ID, co.ID)
+				}
+				// A listing (as listclass reads it) shows the class as it
+				// was just read, the page read twice: directly, then
+				// through the cache.
+				for range 2 {
+					page, _, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10})
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case r.classErr != nil && len(page) != 0:
+						t.Fatalf("the page lists %+v, the class reads %v", page, r.classErr)
+					case r.classErr == nil && (len(page) != 1 || !reflect.DeepEqual(page[0], r.class)):
+						t.Fatalf("the page lists %+v, the class reads %+v", page, r.class)
+					}
 				}
 				return r
 			}
@@ -75,7 +92,19 @@ func TestRecordCacheSeesEveryWrite(t *testing.T) {
 				t.Fatalf("a caller's change reached the cache: %+v", again.Occurrences)
 			}
 
+			page, _, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page[0].Occurrences[0].Cancelled = true
+			if again, _ := st.LiveClass(ctx, d.ID, c.ID); again.Occurrences[0].Cancelled {
+				t.Fatalf("a change to a listed class reached the cache: %+v", again.Occurrences)
+			}
+
 			// Another domain is never answered with this domain's records.
+			if page, _, err := st.ListLiveClasses(ctx, other.ID, store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10}); err != nil || len(page) != 0 {
+				t.Fatalf("classes of another domain: %+v, %v", page, err)
+			}
 			if _, err := st.LiveClass(ctx, other.ID, c.ID); lms.ErrorCode(err) != lms.CodeNotFound {
 				t.Fatalf("class of another domain: %v", err)
 			}
@@ -264,6 +293,110 @@ func TestRecordCacheNeverOlderThanAnAcknowledgedWrite(t *testing.T) {
 			if got, err := st.Course(ctx, d.ID, co.ID); err != nil || got.Name != "200" {
 				t.Fatalf("after 200 updates: %q, %v", got.Name, err)
 			}
+		})
+	}
+}
+
+// A page of classes read through the record cache is the page read from
+// the database: the first, middle and last page, published only, a
+// search, with some of its classes in memory and some not, and after a
+// write that one of them no longer matches.
+func TestClassPagesThroughTheCache(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			var ids []int64
+			for i := range 25 {
+				c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class " + strconv.Itoa(i), Date: "2030-01-02",
+					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: i % 3 % 2,
+					Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}, {Start: start.AddDate(0, 0, i), End: start.AddDate(0, 0, i).Add(time.Hour)}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, c.ID)
+			}
+			type listing struct {
+				f store.ClassFilter
+				p store.Page
+			}
+			var listings []listing
+			for _, f := range []store.ClassFilter{{}, {PublishedOnly: true}, {Search: "ss 1"}, {Search: "ss 1", PublishedOnly: true}} {
+				f.WithOccurrences = true
+				for _, off := range []int{0, 5, 10, 20, 24, 30} {
+					listings = append(listings, listing{f, store.Page{Offset: off, Limit: 10}})
+				}
+			}
+			list := func(l listing) ([]lms.LiveClass, int64) {
+				t.Helper()
+				page, total, err := st.ListLiveClasses(ctx, d.ID, l.f, l.p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return page, total
+			}
+			// compare reads every listing with the cache off, then twice
+			// with it on, and wants the same pages.
+			compare := func(when string) {
+				t.Helper()
+				for _, l := range listings {
+					st.SetCacheRecords(false)
+					want, wantTotal := list(l)
+					st.SetCacheRecords(true)
+					for i := range 2 {
+						if got, total := list(l); total != wantTotal || !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s, %+v, read %d: %d classes of %d through the cache, %d of %d from the database:\n%+v\n%+v",
+								when, l, i, len(got), total, len(want), wantTotal, got, want)
+						}
+					}
+				}
+			}
+			// Some classes in memory before any page.
+			for _, id := range ids[3:8] {
+				if _, err := st.LiveClass(ctx, d.ID, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			compare("at first")
+
+			// A write to a class the cache holds; then a point read keeps
+			// another class at the new generation, so the cache may hold
+			// some of a page and the edited class must be read again.
+			for _, edit := range []struct {
+				name string
+				f    func(c *lms.LiveClass)
+			}{
+				{"a new title", func(c *lms.LiveClass) { c.Title = "Renamed" }},
+				{"unpublished", func(c *lms.LiveClass) { c.Published = 0 }},
+				{"published", func(c *lms.LiveClass) { c.Published = 1 }},
+			} {
+				if _, err := st.EditLiveClass(ctx, d.ID, ids[4], func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+					edit.f(c)
+					return nil, nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.LiveClass(ctx, d.ID, ids[20]); err != nil {
+					t.Fatal(err)
+				}
+				compare("after " + edit.name)
+			}
+			if err := st.SetSittingsCancelled(ctx, d.ID, ids[6], 2, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.LiveClass(ctx, d.ID, ids[20]); err != nil {
+				t.Fatal(err)
+			}
+			compare("after a sitting cancelled")
+			if err := st.DeleteLiveClass(ctx, d.ID, ids[5]); err != nil {
+				t.Fatal(err)
+			}
+			compare("after a delete")
 		})
 	}
 }
