@@ -400,3 +400,67 @@ func TestClassPagesThroughTheCache(t *testing.T) {
 		})
 	}
 }
+
+// A page of users read through the record cache is the page read from
+// the database, before and after users are added and deleted, in a domain
+// beside another.
+func TestUserPagesThroughTheCache(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			var domains [2]int64
+			for i := range domains {
+				d, _, err := st.CreateDomain(ctx, "D"+strconv.Itoa(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				domains[i] = d.ID
+			}
+			add := func(domainID int64, name string) {
+				t.Helper()
+				if _, err := st.CreateUser(ctx, domainID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 30 {
+				for _, d := range domains {
+					add(d, "u"+strconv.Itoa(i))
+				}
+			}
+			compare := func(when string) {
+				t.Helper()
+				for _, d := range domains {
+					for _, off := range []int{0, 5, 10, 25, 29, 40} {
+						p := store.Page{Offset: off, Limit: 10}
+						st.SetCacheRecords(false)
+						want, wantTotal, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						st.SetCacheRecords(true)
+						for i := range 2 {
+							got, total, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
+							if err != nil || total != wantTotal || !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s, domain %d, %+v, read %d: %+v of %d (%v) through the cache, %+v of %d from the database",
+									when, d, p, i, got, total, err, want, wantTotal)
+							}
+						}
+					}
+				}
+			}
+			compare("at first")
+			add(domains[0], "late")
+			compare("after a user added")
+			// Every page of the first domain kept, then a delete in the other.
+			if _, err := st.DeleteUserByEmail(ctx, domains[1], "u7@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			compare("after a user deleted")
+			if _, err := st.DeleteUserByEmail(ctx, domains[0], "u0@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			compare("after the first user deleted")
+		})
+	}
+}

@@ -52,6 +52,7 @@ type Store struct {
 	recordTTL    time.Duration
 	recordClock  func() time.Time // time.Now; not Now, which tests may stop
 	users        recordCache[recordKey, lms.User]
+	listedUsers  recordCache[recordKey, lms.User] // as listings read them (userListCols)
 	courses      recordCache[recordKey, lms.Course]
 	classes      recordCache[recordKey, lms.LiveClass]
 	counts       recordCache[countKey, int64]

@@ -62,6 +62,8 @@ func (s *Store) User(ctx context.Context, domainID, id int64) (lms.User, error) 
 // userSize is a user's size for the record cache, roughly.
 func userSize(u lms.User) int { return 64 + len(u.Name) + len(u.Username) + len(u.Email) }
 
+func userID(u lms.User) int64 { return u.ID }
+
 func user(ctx context.Context, d db, domainID, id int64) (lms.User, error) {
 	u, err := scanUser(d.queryRow(ctx, "SELECT "+userCols+" FROM users WHERE domain_id = ? AND id = ?", domainID, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -138,11 +140,37 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		return scanListedUser(r, &users[len(users)-1])
 	}
 	if f.Name == "" && f.Email == "" {
+		gen := s.gen.Load() // before the page, as for any cached read
 		total, err := rowCount(ctx, d, domainID, countUsers)
 		if err != nil {
 			return nil, 0, err
 		}
-		err = listPage(ctx, d, page{table: "users", domainID: domainID, cols: userListCols, total: total, offset: p.Offset, limit: p.Limit}, scan)
+		pg := page{table: "users", domainID: domainID, cols: userListCols, total: total, offset: p.Offset, limit: p.Limit}
+		// With records cached, a page is read as its ids and the users
+		// kept as listings read them (cachedPage), or, when none kept is
+		// current, read directly and kept.
+		if !s.cacheRecords || !s.listedUsers.mayHold(gen) {
+			err = listPage(ctx, d, pg, scan)
+			if err == nil && s.cacheRecords {
+				keepPage(s, &s.listedUsers, domainID, users, gen, userSize, userID)
+			}
+			return users, total, err
+		}
+		var ids []int64
+		pg.cols = "id"
+		err = listPage(ctx, d, pg, func(r *sql.Rows) error {
+			ids = append(ids, 0)
+			return r.Scan(&ids[len(ids)-1])
+		})
+		if err != nil || len(ids) == 0 {
+			return users, total, err
+		}
+		users, err = cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
+			func(ctx context.Context, ids []int64) ([]lms.User, error) {
+				err := scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE domain_id = ? AND id BETWEEN ? AND ? ORDER BY id",
+					[]any{domainID, ids[0], ids[len(ids)-1]}, scan)
+				return users, err
+			})
 		return users, total, err
 	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
