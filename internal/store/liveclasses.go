@@ -344,9 +344,10 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		return classes, err
 	}
 	// A page with sittings, as a point read has them, goes through the
-	// record cache: read as its ids and the classes not in memory
-	// (cachedPage) while the cache may hold some, read directly and kept
-	// (keepPage) when it holds none. The generation is taken first.
+	// record cache of listed classes: read as its ids and the classes not
+	// in memory (cachedPage) when the cache likely holds most of them
+	// (pagesByID), else read directly and kept (keepPage). The generation
+	// is taken first.
 	cached := s.cacheRecords && f.WithOccurrences
 	gen := s.gen.Load()
 	keep := false // a page read directly, to keep
@@ -362,7 +363,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		pg := page{table: "live_classes", domainID: domainID, filter: filter, cols: cols,
 			total: total, offset: p.Offset, limit: p.Limit}
-		if !cached || !s.classes.mayHold(gen) {
+		if !cached || !s.listedClasses.pagesByID(gen) {
 			err = listPage(ctx, d, pg, scan)
 			keep = cached
 		} else {
@@ -376,7 +377,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 				// The page's rows are those of the filter between its
 				// first and last id: a range of the index, where an IN
 				// list of ids costs SQLite a temporary table.
-				classes, err = cachedPage(ctx, s, &s.classes, domainID, ids, gen, classSize, classID,
+				classes, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID,
 					func(ctx context.Context, ids []int64) ([]lms.LiveClass, error) {
 						err := scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ?"+filter+
 							" AND id BETWEEN ? AND ? ORDER BY id", []any{domainID, ids[0], ids[len(ids)-1]}, scan)
@@ -400,7 +401,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		if err == nil && len(ids) > 0 {
 			if cached {
-				classes, err = cachedPage(ctx, s, &s.classes, domainID, ids, gen, classSize, classID, byID)
+				classes, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID, byID)
 			} else {
 				classes, err = byID(ctx, ids)
 			}
@@ -416,7 +417,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		return nil, 0, err
 	}
 	if keep {
-		keepPage(s, &s.classes, domainID, classes, gen, classSize, classID)
+		keepPage(s, &s.listedClasses, domainID, classes, gen, classSize, classID)
 	}
 	if cached {
 		for i := range classes { // the cache holds the same sittings

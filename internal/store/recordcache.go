@@ -58,11 +58,23 @@ type recordCache[K comparable, V any] struct {
 	// lastGen is the generation of the last entry kept: when it is not
 	// the current one, no entry is current (mayHold).
 	lastGen atomic.Uint64
+	// pagesHit is whether the last page read (cachedPage, keepPage) had
+	// most of its records in memory already (pagesByID).
+	pagesHit atomic.Bool
 }
 
 // mayHold reports whether an entry read at generation gen may be kept:
 // false when every entry is older, as after any write.
 func (c *recordCache[K, V]) mayHold(gen uint64) bool { return c.lastGen.Load() == gen }
+
+// pagesByID reports whether the next page is best read as its ids and the
+// records in memory (cachedPage) rather than directly (keepPage): when an
+// entry read at gen may be held, and the last page read had most of its
+// records in memory. A page read again and again is so read from memory
+// from its third read; pages read once each (a crawl through a listing)
+// are read directly, as without the cache, rather than paying for a
+// query of ids that finds nothing in memory.
+func (c *recordCache[K, V]) pagesByID(gen uint64) bool { return c.mayHold(gen) && c.pagesHit.Load() }
 
 // get returns the entry for k if it was read at generation gen and has
 // not expired.
@@ -145,8 +157,8 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 //
 // A page read this way costs a query of ids, which reads the index alone,
 // and then only the records not in memory. Its callers read a page
-// directly instead when the cache can hold none of it (mayHold), as after
-// any write, and keep what they read (keepPage); see docs/performance.md,
+// directly instead, and keep what they read (keepPage), unless the cache
+// is likely to hold most of it (pagesByID); see docs/performance.md,
 // "Eleventh pass".
 func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, V], domainID int64, ids []int64, gen uint64,
 	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) ([]V, error) {
@@ -159,6 +171,7 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 			missing = append(missing, id)
 		}
 	}
+	c.pagesHit.Store(len(missing)*2 < len(ids))
 	if len(missing) > 0 {
 		read, err := load(ctx, missing)
 		if err != nil {
@@ -190,12 +203,18 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 }
 
 // keepPage keeps the records of a page read directly at generation gen,
-// as cachedRecord keeps one record.
+// as cachedRecord keeps one record, and notes whether most of them were
+// in memory already (pagesByID).
 func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs []V, gen uint64, size func(V) int, idOf func(V) int64) {
 	now := s.recordClock()
+	held := 0
 	for _, v := range vs {
-		if size(v) <= recordMaxBytes {
-			c.put(recordKey{domainID, idOf(v)}, v, gen, now, s.recordTTL)
+		k := recordKey{domainID, idOf(v)}
+		if _, ok := c.get(k, gen, now); ok {
+			held++
+		} else if size(v) <= recordMaxBytes {
+			c.put(k, v, gen, now, s.recordTTL)
 		}
 	}
+	c.pagesHit.Store(held*2 > len(vs))
 }

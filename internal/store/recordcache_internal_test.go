@@ -163,3 +163,39 @@ func TestCachedPage(t *testing.T) {
 		t.Fatal("mayHold is true only at the generation of the last record kept")
 	}
 }
+
+// Pages are read by their ids only while the last page read found most of
+// its records in memory, at the current generation.
+func TestPagesByID(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteStore(t)
+	s.cacheRecords = true
+	var c recordCache[recordKey, int64]
+	gen := s.gen.Load()
+	size := func(int64) int { return 8 }
+	idOf := func(v int64) int64 { return v }
+	load := func(_ context.Context, ids []int64) ([]int64, error) { return ids, nil }
+	page := []int64{1, 2, 3, 4}
+	steps := []struct {
+		name string
+		read func()
+		want bool
+	}{
+		{"nothing read", func() {}, false},
+		{"a page read for the first time", func() { keepPage(s, &c, 1, page, gen, size, idOf) }, false},
+		{"the same page read again", func() { keepPage(s, &c, 1, page, gen, size, idOf) }, true},
+		{"a page mostly in memory", func() { cachedPage(ctx, s, &c, 1, []int64{3, 4, 5}, gen, size, idOf, load) }, true},
+		{"a page mostly not", func() { cachedPage(ctx, s, &c, 1, []int64{5, 6, 7, 8}, gen, size, idOf, load) }, false},
+		{"a page of another domain", func() { keepPage(s, &c, 2, page, gen, size, idOf) }, false},
+		{"that page again", func() { keepPage(s, &c, 2, page, gen, size, idOf) }, true},
+	}
+	for _, step := range steps {
+		step.read()
+		if got := c.pagesByID(gen); got != step.want {
+			t.Fatalf("after %s: pagesByID = %v, want %v", step.name, got, step.want)
+		}
+	}
+	if c.pagesByID(gen + 1) {
+		t.Fatal("pagesByID after a write")
+	}
+}

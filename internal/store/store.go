@@ -52,10 +52,13 @@ type Store struct {
 	recordTTL    time.Duration
 	recordClock  func() time.Time // time.Now; not Now, which tests may stop
 	users        recordCache[recordKey, lms.User]
-	listedUsers  recordCache[recordKey, lms.User] // as listings read them (userListCols)
 	courses      recordCache[recordKey, lms.Course]
 	classes      recordCache[recordKey, lms.LiveClass]
-	counts       recordCache[countKey, int64]
+	// Pages keep their records apart from point reads, so that a crawl
+	// through a listing does not push out the records read one by one.
+	listedClasses recordCache[recordKey, lms.LiveClass] // with sittings
+	listedUsers   recordCache[recordKey, lms.User]      // as listings read them (userListCols)
+	counts        recordCache[countKey, int64]
 	// Now is the clock (time.Now when nil): the same one the APIs use,
 	// set from Options.Now.
 	Now func() time.Time

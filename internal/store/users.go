@@ -147,9 +147,9 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		}
 		pg := page{table: "users", domainID: domainID, cols: userListCols, total: total, offset: p.Offset, limit: p.Limit}
 		// With records cached, a page is read as its ids and the users
-		// kept as listings read them (cachedPage), or, when none kept is
-		// current, read directly and kept.
-		if !s.cacheRecords || !s.listedUsers.mayHold(gen) {
+		// kept as listings read them (cachedPage) when most are likely
+		// kept (pagesByID), else read directly and kept.
+		if !s.cacheRecords || !s.listedUsers.pagesByID(gen) {
 			err = listPage(ctx, d, pg, scan)
 			if err == nil && s.cacheRecords {
 				keepPage(s, &s.listedUsers, domainID, users, gen, userSize, userID)
