@@ -377,12 +377,14 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 				// The page's rows are those of the filter between its
 				// first and last id: a range of the index, where an IN
 				// list of ids costs SQLite a temporary table.
-				classes, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID,
+				var held int
+				classes, held, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID,
 					func(ctx context.Context, ids []int64) ([]lms.LiveClass, error) {
 						err := scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ?"+filter+
 							" AND id BETWEEN ? AND ? ORDER BY id", []any{domainID, ids[0], ids[len(ids)-1]}, scan)
 						return classes, err
 					})
+				s.listedClasses.notePage(held, len(ids))
 			}
 		}
 	} else if p.Limit > 0 {
@@ -401,7 +403,9 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		if err == nil && len(ids) > 0 {
 			if cached {
-				classes, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID, byID)
+				// The ids come from the search in any case: whether the
+				// page was in memory says nothing of the next page's cost.
+				classes, _, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID, byID)
 			} else {
 				classes, err = byID(ctx, ids)
 			}

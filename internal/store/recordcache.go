@@ -58,14 +58,18 @@ type recordCache[K comparable, V any] struct {
 	// lastGen is the generation of the last entry kept: when it is not
 	// the current one, no entry is current (mayHold).
 	lastGen atomic.Uint64
-	// pagesHit is whether the last page read (cachedPage, keepPage) had
-	// most of its records in memory already (pagesByID).
+	// pagesHit is whether the last page a listing read had most of its
+	// records in memory already (notePage, pagesByID).
 	pagesHit atomic.Bool
 }
 
 // mayHold reports whether an entry read at generation gen may be kept:
 // false when every entry is older, as after any write.
 func (c *recordCache[K, V]) mayHold(gen uint64) bool { return c.lastGen.Load() == gen }
+
+// notePage notes whether a page of n records read by a listing had most of
+// them, held, in memory already (pagesByID).
+func (c *recordCache[K, V]) notePage(held, n int) { c.pagesHit.Store(held*2 > n) }
 
 // pagesByID reports whether the next page is best read as its ids and the
 // records in memory (cachedPage) rather than directly (keepPage): when an
@@ -149,7 +153,8 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 
 // cachedPage returns the records of ids, the ids of a page in ascending
 // order, from c where it holds them as read at gen (the generation taken
-// before the ids were read), and reads the others with one call of load.
+// before the ids were read), and how many it held; it reads the others
+// with one call of load.
 // load returns records by ascending id, those of the ids it is given and
 // possibly others between them, which are ignored; what it reads is kept
 // as cachedRecord keeps it. An id load does not find (a record deleted
@@ -161,7 +166,7 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 // is likely to hold most of it (pagesByID); see docs/performance.md,
 // "Eleventh pass".
 func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, V], domainID int64, ids []int64, gen uint64,
-	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) ([]V, error) {
+	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) (_ []V, held int, err error) {
 	now := s.recordClock()
 	out := make([]V, len(ids))
 	have := make([]bool, len(ids))
@@ -171,11 +176,10 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 			missing = append(missing, id)
 		}
 	}
-	c.pagesHit.Store(len(missing)*2 < len(ids))
 	if len(missing) > 0 {
 		read, err := load(ctx, missing)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		i := 0
 		for _, v := range read {
@@ -199,7 +203,7 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 			n++
 		}
 	}
-	return out[:n], nil
+	return out[:n], len(ids) - len(missing), nil
 }
 
 // keepPage keeps the records of a page read directly at generation gen,
@@ -216,5 +220,5 @@ func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs 
 			c.put(k, v, gen, now, s.recordTTL)
 		}
 	}
-	c.pagesHit.Store(held*2 > len(vs))
+	c.notePage(held, len(vs))
 }

@@ -134,9 +134,9 @@ func TestCachedPage(t *testing.T) {
 	}
 	size := func(rec) int { return 1 }
 	idOf := func(r rec) int64 { return r.id }
-	got, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3, 4, 5, 6}, gen, size, idOf, load)
-	if err != nil {
-		t.Fatal(err)
+	got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3, 4, 5, 6}, gen, size, idOf, load)
+	if err != nil || held != 2 {
+		t.Fatalf("%d held, %v; want the 2 in memory", held, err)
 	}
 	want := []rec{{1, "read 1"}, {2, "cached 2"}, {3, "read 3"}, {5, "cached 5"}, {6, "read 6"}}
 	if !slices.Equal(got, want) {
@@ -156,8 +156,8 @@ func TestCachedPage(t *testing.T) {
 
 	// All in memory: nothing is read.
 	asked = nil
-	if got, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, gen, size, idOf, load); err != nil || len(got) != 3 || asked != nil {
-		t.Fatalf("page %v, %v, read %v; want three records from memory", got, err, asked)
+	if got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, gen, size, idOf, load); err != nil || len(got) != 3 || held != 3 || asked != nil {
+		t.Fatalf("page %v, %d held, %v, read %v; want three records from memory", got, held, err, asked)
 	}
 	if !c.mayHold(gen) || c.mayHold(gen+1) {
 		t.Fatal("mayHold is true only at the generation of the last record kept")
@@ -167,14 +167,12 @@ func TestCachedPage(t *testing.T) {
 // Pages are read by their ids only while the last page read found most of
 // its records in memory, at the current generation.
 func TestPagesByID(t *testing.T) {
-	ctx := context.Background()
 	s := openSQLiteStore(t)
 	s.cacheRecords = true
 	var c recordCache[recordKey, int64]
 	gen := s.gen.Load()
 	size := func(int64) int { return 8 }
 	idOf := func(v int64) int64 { return v }
-	load := func(_ context.Context, ids []int64) ([]int64, error) { return ids, nil }
 	page := []int64{1, 2, 3, 4}
 	steps := []struct {
 		name string
@@ -184,8 +182,8 @@ func TestPagesByID(t *testing.T) {
 		{"nothing read", func() {}, false},
 		{"a page read for the first time", func() { keepPage(s, &c, 1, page, gen, size, idOf) }, false},
 		{"the same page read again", func() { keepPage(s, &c, 1, page, gen, size, idOf) }, true},
-		{"a page mostly in memory", func() { cachedPage(ctx, s, &c, 1, []int64{3, 4, 5}, gen, size, idOf, load) }, true},
-		{"a page mostly not", func() { cachedPage(ctx, s, &c, 1, []int64{5, 6, 7, 8}, gen, size, idOf, load) }, false},
+		{"a page mostly in memory", func() { c.notePage(2, 3) }, true},
+		{"a page mostly not", func() { c.notePage(2, 4) }, false},
 		{"a page of another domain", func() { keepPage(s, &c, 2, page, gen, size, idOf) }, false},
 		{"that page again", func() { keepPage(s, &c, 2, page, gen, size, idOf) }, true},
 	}

@@ -165,12 +165,13 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		if err != nil || len(ids) == 0 {
 			return users, total, err
 		}
-		users, err = cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
+		users, held, err := cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
 			func(ctx context.Context, ids []int64) ([]lms.User, error) {
 				err := scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE domain_id = ? AND id BETWEEN ? AND ? ORDER BY id",
 					[]any{domainID, ids[0], ids[len(ids)-1]}, scan)
 				return users, err
 			})
+		s.listedUsers.notePage(held, len(ids))
 		return users, total, err
 	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
