@@ -165,7 +165,8 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		if err != nil || len(ids) == 0 {
 			return users, total, err
 		}
-		users, held, err := cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
+		var held int
+		users, held, err = cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
 			func(ctx context.Context, ids []int64) ([]lms.User, error) {
 				err := scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE domain_id = ? AND id BETWEEN ? AND ? ORDER BY id",
 					[]any{domainID, ids[0], ids[len(ids)-1]}, scan)
