@@ -314,7 +314,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if !s.pg && utf8.RuneCountInString(f.Search) >= 3 {
 			where += ` AND id IN (SELECT rowid FROM live_classes_title WHERE live_classes_title MATCH ?
 				UNION ALL SELECT id FROM live_classes WHERE domain_id = ? AND id > (SELECT indexed_upto FROM live_classes_title_state))`
-			args = append(args, ftsPhrase(f.Search), domainID)
+			args = append(args, ftsSearch(f.Search), domainID)
 		}
 		where += ` AND ` + s.read().fold("title") + likeContains
 		args = append(args, likePattern(f.Search))
@@ -438,6 +438,28 @@ func classID(c lms.LiveClass) int64 { return c.ID }
 func ftsPhrase(text string) string {
 	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
 }
+
+// ftsSearch is the FTS5 query a title search asks the index: the phrase
+// of text, or for a text of more than searchEnds*2-2 characters, the
+// phrases of its first and of its last searchEnds characters, ANDed. A
+// phrase makes FTS5 seek and walk the posting list of each of its
+// trigrams (a third of a search was the seeks alone): "History 103" is
+// nine trigrams, its two ends six. A title that holds both ends but not
+// the text is rare, and the LIKE on the folded title decides in any case.
+// (ANDing trigrams that were not consecutive, without positions, let
+// hundreds of such titles through at 1,000,000 classes: docs/performance.md,
+// "Tenth pass".)
+func ftsSearch(text string) string {
+	r := []rune(text)
+	if len(r) <= searchEnds*2-2 {
+		return ftsPhrase(text)
+	}
+	return ftsPhrase(string(r[:searchEnds])) + " AND " + ftsPhrase(string(r[len(r)-searchEnds:]))
+}
+
+// searchEnds is how many characters of each end of a long search text the
+// index is asked for: three trigrams each.
+const searchEnds = 5
 
 // DeleteLiveClass deletes a class and everything that hangs on it.
 func (s *Store) DeleteLiveClass(ctx context.Context, domainID, id int64) error {

@@ -76,3 +76,22 @@ func TestMergeDue(t *testing.T) {
 		}
 	}
 }
+
+// A search asks the title index for the phrase of a short text, for the
+// phrases of the two ends of a long one, cut on characters, quotes
+// doubled.
+func TestFTSSearch(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"abc", `"abc"`},
+		{"abcdefgh", `"abcdefgh"`},
+		{"History 103", `"Histo" AND "y 103"`},
+		{`a "quoted" title`, `"a ""qu" AND "title"`},
+		{"Élodie's clé", `"Élodi" AND "s clé"`},
+		{"短い授業の三回目", `"短い授業の三回目"`},
+		{"短い授業の三回目です", `"短い授業の" AND "三回目です"`},
+	} {
+		if got := ftsSearch(tc.text); got != tc.want {
+			t.Errorf("ftsSearch(%q) = %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
