@@ -344,13 +344,10 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		return classes, err
 	}
 	// A page with sittings, as a point read has them, goes through the
-	// record cache of listed classes: read as its ids and the classes not
-	// in memory (cachedPage) when the cache likely holds most of them
-	// (pagesByID), else read directly and kept (keepPage). The generation
-	// is taken first.
+	// record cache of listed classes (cachedListPage; a search's ids
+	// through cachedPage). The generation is taken first.
 	cached := s.cacheRecords && f.WithOccurrences
 	gen := s.gen.Load()
-	keep := false // a page read directly, to keep
 	var total int64
 	var err error
 	if f.Search == "" && p.Limit > 0 {
@@ -363,29 +360,11 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		}
 		pg := page{table: "live_classes", domainID: domainID, filter: filter, cols: cols,
 			total: total, offset: p.Offset, limit: p.Limit}
-		if !cached || !s.listedClasses.pagesByID(gen) {
-			err = listPage(ctx, d, pg, scan)
-			keep = cached
+		if cached {
+			classes, err = cachedListPage(ctx, s, d, &s.listedClasses, pg, gen, classSize, classID, scan,
+				func() []lms.LiveClass { return classes })
 		} else {
-			var ids []int64
-			pg.cols = "id"
-			err = listPage(ctx, d, pg, func(r *sql.Rows) error {
-				ids = append(ids, 0)
-				return r.Scan(&ids[len(ids)-1])
-			})
-			if err == nil && len(ids) > 0 {
-				// The page's rows are those of the filter between its
-				// first and last id: a range of the index, where an IN
-				// list of ids costs SQLite a temporary table.
-				var held int
-				classes, held, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID,
-					func(ctx context.Context, ids []int64) ([]lms.LiveClass, error) {
-						err := scanRows(ctx, d, "SELECT "+cols+" FROM live_classes WHERE domain_id = ?"+filter+
-							" AND id BETWEEN ? AND ? ORDER BY id", []any{domainID, ids[0], ids[len(ids)-1]}, scan)
-						return classes, err
-					})
-				s.listedClasses.notePage(held, len(ids))
-			}
+			err = listPage(ctx, d, pg, scan)
 		}
 	} else if p.Limit > 0 {
 		// A search: one pass over the matches reads the page's ids and,
@@ -419,9 +398,6 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	}
 	if err != nil {
 		return nil, 0, err
-	}
-	if keep {
-		keepPage(s, &s.listedClasses, domainID, classes, gen, classSize, classID)
 	}
 	if cached {
 		for i := range classes { // the cache holds the same sittings

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,4 +222,43 @@ func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs 
 		}
 	}
 	c.notePage(held, len(vs))
+}
+
+// cachedListPage reads page p through c, the cache of a listing's records:
+// as its ids and the records in memory (cachedPage) when c likely holds
+// most of them (pagesByID), else directly, keeping what it read
+// (keepPage). scan appends a row of p.cols to the caller's slice, which
+// rows returns; records not in memory are read as the rows of p's filter
+// between the first and last missing id, a range of the index (an IN list
+// of ids costs SQLite a temporary table). gen is the generation taken
+// before the page's total.
+func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[recordKey, V], p page, gen uint64,
+	size func(V) int, idOf func(V) int64, scan func(*sql.Rows) error, rows func() []V) ([]V, error) {
+	if !c.pagesByID(gen) {
+		err := listPage(ctx, d, p, scan)
+		if err == nil {
+			keepPage(s, c, p.domainID, rows(), gen, size, idOf)
+		}
+		return rows(), err
+	}
+	var ids []int64
+	byID := p
+	byID.cols = "id"
+	err := listPage(ctx, d, byID, func(r *sql.Rows) error {
+		ids = append(ids, 0)
+		return r.Scan(&ids[len(ids)-1])
+	})
+	if err != nil || len(ids) == 0 {
+		return rows(), err
+	}
+	vs, held, err := cachedPage(ctx, s, c, p.domainID, ids, gen, size, idOf, func(ctx context.Context, ids []int64) ([]V, error) {
+		args := append(append([]any{p.domainID}, p.args...), ids[0], ids[len(ids)-1])
+		err := scanRows(ctx, d, "SELECT "+p.cols+" FROM "+p.table+" WHERE domain_id = ?"+p.filter+
+			" AND id BETWEEN ? AND ? ORDER BY id", args, scan)
+		return rows(), err
+	})
+	if err == nil {
+		c.notePage(held, len(ids))
+	}
+	return vs, err
 }

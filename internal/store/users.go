@@ -146,33 +146,13 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 			return nil, 0, err
 		}
 		pg := page{table: "users", domainID: domainID, cols: userListCols, total: total, offset: p.Offset, limit: p.Limit}
-		// With records cached, a page is read as its ids and the users
-		// kept as listings read them (cachedPage) when most are likely
-		// kept (pagesByID), else read directly and kept.
-		if !s.cacheRecords || !s.listedUsers.pagesByID(gen) {
+		// With records cached, through the cache of users as listings
+		// read them (cachedListPage).
+		if !s.cacheRecords {
 			err = listPage(ctx, d, pg, scan)
-			if err == nil && s.cacheRecords {
-				keepPage(s, &s.listedUsers, domainID, users, gen, userSize, userID)
-			}
 			return users, total, err
 		}
-		var ids []int64
-		pg.cols = "id"
-		err = listPage(ctx, d, pg, func(r *sql.Rows) error {
-			ids = append(ids, 0)
-			return r.Scan(&ids[len(ids)-1])
-		})
-		if err != nil || len(ids) == 0 {
-			return users, total, err
-		}
-		var held int
-		users, held, err = cachedPage(ctx, s, &s.listedUsers, domainID, ids, gen, userSize, userID,
-			func(ctx context.Context, ids []int64) ([]lms.User, error) {
-				err := scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE domain_id = ? AND id BETWEEN ? AND ? ORDER BY id",
-					[]any{domainID, ids[0], ids[len(ids)-1]}, scan)
-				return users, err
-			})
-		s.listedUsers.notePage(held, len(ids))
+		users, err = cachedListPage(ctx, s, d, &s.listedUsers, pg, gen, userSize, userID, scan, func() []lms.User { return users })
 		return users, total, err
 	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
