@@ -72,6 +72,8 @@ func BenchmarkListLiveClasses(b *testing.B) {
 			{"pages-in-turn", store.ClassFilter{WithOccurrences: true}, first, false, false, true},
 			{"pages-in-turn-uncached", store.ClassFilter{WithOccurrences: true}, first, true, false, true},
 			{"search", store.ClassFilter{Search: "class 199", WithOccurrences: true}, first, false, false, false},
+			// A search most classes match (1,111 of 2,000).
+			{"search-broad", store.ClassFilter{Search: "lass 1", WithOccurrences: true}, first, false, false, false},
 			// The search again with 64 more classes not yet in the
 			// SQLite title index (the indexer's pass starts at 64).
 			{"search-64-unindexed", store.ClassFilter{Search: "class 199", WithOccurrences: true}, first, false, false, false},

@@ -301,28 +301,8 @@ type ClassFilter struct {
 // ListLiveClasses returns one page of the domain's classes by id (a Limit
 // of 0: all of them), and the number of all matches.
 func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter, p Page) ([]lms.LiveClass, int64, error) {
-	where := "domain_id = ?"
-	args := []any{domainID}
-	if f.Search != "" {
-		// The title index narrows the rows (migration 0034); the LIKE on
-		// the folded title decides, the same way on both databases. On
-		// SQLite the domain's rows above indexed_upto are not in the
-		// index yet (migration 0038, titleindex.go) and are all
-		// candidates, read by an id range of the (domain_id, id) index.
-		// A UNION ALL rather than an OR: with an OR, SQLite reads every
-		// row of the domain (EXPLAIN QUERY PLAN).
-		if !s.pg && utf8.RuneCountInString(f.Search) >= 3 {
-			where += ` AND id IN (SELECT rowid FROM live_classes_title WHERE live_classes_title MATCH ?
-				UNION ALL SELECT id FROM live_classes WHERE domain_id = ? AND id > (SELECT indexed_upto FROM live_classes_title_state))`
-			args = append(args, ftsSearch(f.Search), domainID)
-		}
-		where += ` AND ` + s.read().fold("title") + likeContains
-		args = append(args, likePattern(f.Search))
-	}
-	if f.PublishedOnly {
-		where += " AND published = 1"
-	}
 	d := s.read()
+	where, args := classMatch(d, "", f), classMatchArgs(domainID, f)
 	// A class is large: room for a page up front saves copying the
 	// classes as the slice grows.
 	classes := make([]lms.LiveClass, 0, min(max(p.Limit, 0), 100))
@@ -367,18 +347,23 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 			err = listPage(ctx, d, pg, scan)
 		}
 	} else if p.Limit > 0 {
-		// A search: one pass over the matches reads the page's ids and,
-		// by a window, the number of all matches, so the text index is
-		// searched once rather than once for the page and again for the
-		// count. Only past the last match is the count a query of its own.
 		var ids []int64
-		err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
-			append(args, p.Limit, p.Offset), func(r *sql.Rows) error {
-				ids = append(ids, 0)
-				return r.Scan(&ids[len(ids)-1], &total)
-			})
-		if err == nil && len(ids) == 0 && p.Offset > 0 {
-			total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+		if s.pg {
+			// A search: one pass over the matches reads the page's ids
+			// and, by a window, the number of all matches, so the text
+			// index is searched once rather than once for the page and
+			// again for the count. Only past the last match is the count
+			// a query of its own.
+			err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
+				append(args, p.Limit, p.Offset), func(r *sql.Rows) error {
+					ids = append(ids, 0)
+					return r.Scan(&ids[len(ids)-1], &total)
+				})
+			if err == nil && len(ids) == 0 && p.Offset > 0 {
+				total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+			}
+		} else {
+			ids, total, err = searchIDs(ctx, d, f, where, args, p)
 		}
 		if err == nil && len(ids) > 0 {
 			if cached {
@@ -408,6 +393,72 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 }
 
 func classID(c lms.LiveClass) int64 { return c.ID }
+
+// classMatch is the condition on live_classes, its columns named with
+// prefix ("" or "c."), that selects a domain's classes f matches; its
+// arguments are classMatchArgs. A search is a LIKE on the folded title,
+// the same way on both databases; on PostgreSQL a trigram index serves it
+// (migration 0034), on SQLite the title index narrows the rows first
+// (searchIDs).
+func classMatch(d db, prefix string, f ClassFilter) string {
+	where := prefix + "domain_id = ?"
+	if f.Search != "" {
+		where += ` AND ` + d.fold(prefix+"title") + likeContains
+	}
+	if f.PublishedOnly {
+		where += " AND " + prefix + "published = 1"
+	}
+	return where
+}
+
+// classMatchArgs are the arguments of classMatch.
+func classMatchArgs(domainID int64, f ClassFilter) []any {
+	if f.Search == "" {
+		return []any{domainID}
+	}
+	return []any{domainID, likePattern(f.Search)}
+}
+
+// searchIDs runs a search of the domain's classes on SQLite (where and
+// args select the matches, as for PostgreSQL) and returns the ids of page
+// p and the number of all matches.
+//
+// The title index narrows the rows (migration 0034), joined to the table
+// rather than as an IN list, which SQLite gathers in a temporary table
+// first. The domain's rows above indexed_upto are not in the index yet
+// (migration 0038, titleindex.go) and are all candidates, read by an id
+// range of the (domain_id, id) index; a UNION ALL rather than an OR, with
+// which SQLite reads every row of the domain. The LIKE decides in both.
+//
+// Every match's id is read, in order, and counted here; only the page's
+// are kept. A window (COUNT(*) OVER (), as on PostgreSQL) made SQLite
+// write the matches to a temporary table: 1.2 times the cost with 16
+// matches in 100,000 classes, twice with 1,389 or 12,500
+// (docs/performance.md, "Twelfth pass").
+func searchIDs(ctx context.Context, d db, f ClassFilter, where string, args []any, p Page) (ids []int64, total int64, err error) {
+	q := "SELECT id FROM live_classes WHERE " + where + " ORDER BY id"
+	if utf8.RuneCountInString(f.Search) >= 3 {
+		// CROSS JOIN keeps the index as the outer loop: the other order
+		// reads every class of the domain.
+		q = `SELECT id FROM (
+			SELECT c.id AS id FROM live_classes_title t CROSS JOIN live_classes c
+				WHERE t.live_classes_title MATCH ? AND c.id = t.rowid AND ` + classMatch(d, "c.", f) + `
+			UNION ALL SELECT id FROM live_classes WHERE ` + where + ` AND id > (SELECT indexed_upto FROM live_classes_title_state)
+		) ORDER BY id`
+		args = append(append([]any{ftsSearch(f.Search)}, args...), args...)
+	}
+	err = scanRows(ctx, d, q, args, func(r *sql.Rows) error {
+		if total >= int64(p.Offset) && total < int64(p.Offset)+int64(p.Limit) {
+			ids = append(ids, 0)
+			if err := r.Scan(&ids[len(ids)-1]); err != nil {
+				return err
+			}
+		}
+		total++
+		return nil
+	})
+	return ids, total, err
+}
 
 // ftsPhrase is an FTS5 query for text as one phrase: with the trigram
 // tokenizer, the rows whose title contains text, case-insensitively.

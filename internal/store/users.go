@@ -176,6 +176,10 @@ const likeContains = ` LIKE (? || '') ESCAPE '\'`
 // likePattern makes a case-insensitive "contains" LIKE pattern of s, with
 // LIKE's wildcards escaped.
 func likePattern(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(strings.ToLower(s)) + "%"
+	return "%" + likeEscaper.Replace(strings.ToLower(s)) + "%"
 }
+
+// likeEscaper escapes LIKE's wildcards and its escape character. It is
+// built once: building it was a third of the bytes a class search
+// allocated.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
