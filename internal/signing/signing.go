@@ -17,6 +17,7 @@ import (
 	"errors"
 	"hash"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,16 +94,21 @@ type key struct {
 
 // mac returns the hex HMAC-SHA256 of msg under k.
 func (k *key) mac(msg string) string {
+	return string(k.appendMAC(nil, []byte(msg)))
+}
+
+// appendMAC appends the hex HMAC-SHA256 of msg under k to dst.
+func (k *key) appendMAC(dst, msg []byte) []byte {
 	m, _ := k.macs.Get().(hash.Hash)
 	if m == nil {
 		m = hmac.New(sha256.New, k.key)
 	}
-	m.Write([]byte(msg))
+	m.Write(msg)
 	var sum [sha256.Size]byte
-	out := hex.EncodeToString(m.Sum(sum[:0]))
+	dst = hex.AppendEncode(dst, m.Sum(sum[:0]))
 	m.Reset()
 	k.macs.Put(m)
-	return out
+	return dst
 }
 
 // aead returns an AES-256-GCM AEAD of k, to give back with putAEAD.
@@ -123,19 +129,39 @@ func (k *key) aead() cipher.AEAD {
 
 func (k *key) putAEAD(a cipher.AEAD) { k.aeads.Put(a) }
 
-// launchMessage is the canonical text a plain launch URL's signature
-// covers: every field, escaped, in a fixed order.
-func launchMessage(l Launch) string {
-	teacher := "0"
+// appendLaunchMessage appends the canonical text a plain launch URL's
+// signature covers: every field, escaped, in a fixed order, one a line
+// (TestLaunchMessage).
+func appendLaunchMessage(b []byte, l Launch) []byte {
+	b = append(b, "launch-v1\n"...)
+	b = strconv.AppendInt(b, l.Domain, 10)
+	b = append(b, '\n')
+	b = strconv.AppendInt(b, l.Class, 10)
+	b = append(b, '\n')
+	b = strconv.AppendInt(b, int64(l.Occurrence), 10)
+	b = append(append(b, '\n'), url.QueryEscape(l.UserID)...)
+	b = append(append(b, '\n'), url.QueryEscape(l.UserName)...)
 	if l.Teacher {
-		teacher = "1"
+		b = append(b, "\n1\n"...)
+	} else {
+		b = append(b, "\n0\n"...)
 	}
-	parts := []string{"launch-v1",
-		strconv.FormatInt(l.Domain, 10), strconv.FormatInt(l.Class, 10), strconv.Itoa(l.Occurrence),
-		url.QueryEscape(l.UserID), url.QueryEscape(l.UserName), teacher,
-		url.QueryEscape(l.Lesson), url.QueryEscape(l.Course), strconv.Itoa(l.Extend),
-		strconv.FormatInt(l.Expires.Unix(), 10)}
-	return strings.Join(parts, "\n")
+	b = append(b, url.QueryEscape(l.Lesson)...)
+	b = append(append(b, '\n'), url.QueryEscape(l.Course)...)
+	b = append(b, '\n')
+	b = strconv.AppendInt(b, int64(l.Extend), 10)
+	b = append(b, '\n')
+	return strconv.AppendInt(b, l.Expires.Unix(), 10)
+}
+
+// launchMAC appends the signature of l's plain launch URL to dst. The
+// message is written in a pooled buffer (bufs).
+func launchMAC(dst, secret []byte, l Launch) []byte {
+	bp := bufs.Get().(*[]byte)
+	msg := appendLaunchMessage((*bp)[:0], l)
+	dst = derive(secret, "launch-sign-v1").appendMAC(dst, msg)
+	putBuf(bp, msg)
+	return dst
 }
 
 // SignedLaunchURL returns base/classroom/{class}?...&sig=... with the
@@ -159,7 +185,7 @@ func SignedLaunchURL(base string, secret []byte, l Launch) string {
 	b = append(b, "&role="...)
 	b = append(b, l.Role()...)
 	b = append(b, "&sig="...)
-	b = append(b, derive(secret, "launch-sign-v1").mac(launchMessage(l))...)
+	b = launchMAC(b, secret, l)
 	b = appendQuery(b, "&userId=", l.UserID)
 	b = appendQuery(b, "&userName=", l.UserName)
 	return string(b)
@@ -210,8 +236,8 @@ func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) erro
 	if len(secret) < MinSecret {
 		return ErrInvalid
 	}
-	want := derive(secret, "launch-sign-v1").mac(launchMessage(l))
-	if !hmac.Equal([]byte(want), []byte(sig)) {
+	var want [2 * sha256.Size]byte
+	if !hmac.Equal(launchMAC(want[:0], secret, l), []byte(sig)) {
 		return ErrInvalid
 	}
 	if !now.Before(l.Expires) {
@@ -224,7 +250,9 @@ func VerifySignedLaunch(secret []byte, l Launch, sig string, now time.Time) erro
 // claims sealed with AES-256-GCM, the domain id authenticated as
 // additional data.
 func EncryptedLaunchURL(base string, secret []byte, l Launch) string {
-	return strings.TrimRight(base, "/") + "/classroom/e/" + seal(secret, "launch-encrypt-v1", l)
+	var out [512]byte
+	b := append(append(out[:0], strings.TrimRight(base, "/")...), "/classroom/e/"...)
+	return string(appendSeal(b, secret, "launch-encrypt-v1", l))
 }
 
 // SessionToken seals a verified launch into the token a classroom page
@@ -259,20 +287,45 @@ func OpenSession(secret []byte, token string, now time.Time) (Launch, error) {
 // seal returns {domain}.{base64url(nonce|ciphertext)} of l's claims under
 // a key derived from secret for purpose.
 func seal(secret []byte, purpose string, l Launch) string {
+	var out [256]byte
+	return string(appendSeal(out[:0], secret, purpose, l))
+}
+
+// appendSeal appends seal's token to dst. The claims are written and
+// sealed in a pooled buffer (bufs), after the domain (the sealing's additional
+// data) and the nonce: its allocations were half of what sealing cost.
+func appendSeal(dst, secret []byte, purpose string, l Launch) []byte {
 	k := derive(secret, purpose)
 	aead := k.aead()
 	defer k.putAEAD(aead)
-	domain := strconv.FormatInt(l.Domain, 10)
-	// The claims are written after the nonce and sealed where they are.
-	ns := aead.NonceSize()
-	b := make([]byte, ns, 512)
-	rand.Read(b)
+	bp := bufs.Get().(*[]byte)
+	b := strconv.AppendInt((*bp)[:0], l.Domain, 10)
+	nd, ns := len(b), aead.NonceSize()
+	b = append(b, make([]byte, ns)...)
+	rand.Read(b[nd:])
 	b = appendClaims(b, l)
-	b = aead.Seal(b[:ns], b[:ns], b[ns:], []byte(domain))
-	out := make([]byte, 0, len(domain)+1+base64.RawURLEncoding.EncodedLen(len(b)))
-	out = append(append(out, domain...), '.')
-	return string(base64.RawURLEncoding.AppendEncode(out, b))
+	b = slices.Grow(b, aead.Overhead()) // sealed where it is
+	sealed := aead.Seal(b[nd:nd+ns], b[nd:nd+ns], b[nd+ns:], b[:nd])
+	dst = append(append(dst, b[:nd]...), '.')
+	dst = base64.RawURLEncoding.AppendEncode(dst, sealed)
+	putBuf(bp, b)
+	return dst
 }
+
+// bufs are the buffers launch links and tokens are written in before
+// they are signed or sealed.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// putBuf gives back a buffer of bufs, now b; one grown past maxBuf by
+// long claims is left to the collector.
+func putBuf(bp *[]byte, b []byte) {
+	if cap(b) <= maxBuf {
+		*bp = b[:0]
+		bufs.Put(bp)
+	}
+}
+
+const maxBuf = 4096
 
 // appendClaims appends l as json.Marshal writes it (TestAppendClaims),
 // without reflection. An Expires outside years 0 to 9999, which

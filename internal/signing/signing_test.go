@@ -21,6 +21,27 @@ var (
 		Lesson: "Lesson 1", Course: "Maths", Extend: 1, Expires: now.Add(time.Hour)}
 )
 
+// launchMessage is the text a plain launch URL's signature covers.
+func launchMessage(l Launch) string { return string(appendLaunchMessage(nil, l)) }
+
+// TestLaunchMessage pins the text a plain launch URL's signature covers:
+// links already given out verify only while it stays the same.
+func TestLaunchMessage(t *testing.T) {
+	student := Launch{Domain: 12, Class: 7, Occurrence: 0, UserID: "42", UserName: "Zoë/Ann?", Lesson: "", Course: "a+b=c",
+		Extend: 0, Expires: time.Unix(1_900_000_000, 0)}
+	for _, tc := range []struct {
+		l    Launch
+		want string
+	}{
+		{claims, "launch-v1\n3\n42\n2\nu-7\nAnn+%26+Bo\n1\nLesson+1\nMaths\n1\n2000003600"},
+		{student, "launch-v1\n12\n7\n0\n42\nZo%C3%AB%2FAnn%3F\n0\n\na%2Bb%3Dc\n0\n1900000000"},
+	} {
+		if got := launchMessage(tc.l); got != tc.want {
+			t.Errorf("message of %+v:\n got %q\nwant %q", tc.l, got, tc.want)
+		}
+	}
+}
+
 func parse(t *testing.T, raw string) (string, url.Values) {
 	t.Helper()
 	u, err := url.Parse(raw)
