@@ -3,6 +3,7 @@ package httpx
 import (
 	"bytes"
 	"errors"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,51 @@ func TestReadParamsErrors(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	if _, err := ReadParams(r, 50); lms.ErrorCode(err) != lms.CodeInvalid {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestReadParamsBodyLengths reads bodies around the limit, of a declared
+// length (read into a slice of that size up to presized bytes) and not
+// (chunked), and one shorter than it declares.
+func TestReadParamsBodyLengths(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		size     int
+		declared int64 // -1: not declared
+		max      int64
+		want     error // nil: read whole
+	}{
+		{"empty", 0, 0, 50, nil},
+		{"at the limit", 50, 50, 50, nil},
+		{"past the limit", 51, 51, 50, ErrBodyTooLarge},
+		{"chunked at the limit", 50, -1, 50, nil},
+		{"chunked past the limit", 51, -1, 50, ErrBodyTooLarge},
+		{"longer than presized", presized + 1, presized + 1, 1 << 20, nil},
+		{"chunked, longer than presized", presized + 1, -1, 1 << 20, nil},
+		{"shorter than declared", 20, 30, 50, io.ErrUnexpectedEOF},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := strings.Repeat("x", max(tc.size-8, 0))
+			body := `{"v":"` + v + `"}`
+			if tc.size < 8 {
+				body = ""
+			}
+			r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.ContentLength = tc.declared
+			if tc.size < 8 {
+				r.Body = http.NoBody
+			}
+			p, err := ReadParams(r, tc.max)
+			switch {
+			case tc.want != nil && !errors.Is(err, tc.want):
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			case tc.want == nil && err != nil:
+				t.Fatal(err)
+			case tc.want == nil && tc.size >= 8 && p.Get("v") != v:
+				t.Fatalf("v is %d bytes, want %d", len(p.Get("v")), len(v))
+			}
+		})
 	}
 }
 
