@@ -548,3 +548,40 @@ func waitSegments(t *testing.T, st *store.Store, when string, within time.Durati
 		return len(sizes) == 1, fmt.Sprintf("%s: segments %v, want one", when, sizes)
 	})
 }
+
+// Between merges into one, the indexer merges the small segments its
+// passes write among themselves (migration 0041), without rewriting the
+// largest: a search seeks into every segment for each trigram.
+func TestClassTitleIndexerMergesSmallSegments(t *testing.T) {
+	dir := t.TempDir()
+	st, d := sqliteDomain(t, dir)
+	st.HoldTitleIndex()
+	want := classTitles{}
+	indexInPasses(t, st, d.ID, want, 1000, 250)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openAt(t, "", dir)
+	waitSegments(t, st, "after opening", 10*time.Second)
+	merged := segments(t, st)[0]
+
+	// Each round is a pass at once (64 classes), a segment of its own,
+	// far from 1/8 of the largest: short titles, a page or so.
+	for r := range 4 {
+		titles := make([]string, 64)
+		for i := range titles {
+			titles[i] = fmt.Sprintf("Qz%d", r*64+i)
+		}
+		createClasses(t, st, d.ID, want, titles...)
+		waitIndexed(t, st, "a pass", 5*time.Second)
+		var sizes []int64
+		waitUntil(t, 5*time.Second, func() (bool, string) {
+			sizes = segments(t, st)
+			return len(sizes) <= 2, fmt.Sprintf("round %d: segments %v, want the largest and one more at most", r, sizes)
+		})
+		if largest := slices.Max(sizes); largest != merged {
+			t.Fatalf("round %d: segments %v, want the largest of %d pages as it was", r, sizes, merged)
+		}
+	}
+	checkSearches(t, st, d.ID, want, "after the rounds")
+}

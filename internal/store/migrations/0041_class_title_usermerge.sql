@@ -1,0 +1,22 @@
+-- The SQLite title index merges its small segments among themselves.
+--
+-- Each pass of the title indexer (titleindex.go) writes a segment, and a
+-- server that creates a class now and then writes a segment of a row or
+-- two every time. FTS5's automerge left them (five beside the main one
+-- after five such passes), and a search seeks into every segment for
+-- every trigram it asks for: a search of 100,000 classes cost 190-200 µs
+-- in the index with five one-page segments beside the main one, 145-180
+-- with none (docs/performance.md, "Twelfth pass").
+--
+-- With usermerge at 2, FTS5's 'merge' command (a positive page count)
+-- merges the segments of any level that holds two or more into one on
+-- the next level, and leaves a level of one segment alone: after each
+-- pass the indexer merges the small segments so, without rewriting the
+-- main one until the small ones have grown as large as it (a binary
+-- counter of segments), or until they hold an eighth of it (the merge of
+-- everything into one, migration 0038's indexer).
+--
+-- PostgreSQL is unchanged.
+
+-- @sqlite
+INSERT INTO live_classes_title (live_classes_title, rank) VALUES ('usermerge', 2);
