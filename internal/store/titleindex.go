@@ -39,12 +39,6 @@ import (
 // never holds the writer long. The largest segment then grows by that
 // share before the next merge, so each title is rewritten a bounded
 // number of times however large the index grows.
-//
-// Between those merges, a pass that leaves more than two segments has the
-// small ones merged among themselves (mergeSmall, migration 0041): a
-// server that creates a class now and then writes a segment of a row or
-// two at each pass, and a search seeks into every segment for every
-// trigram it asks for.
 
 const (
 	// titleIndexAfter is how many created classes start a pass at once.
@@ -172,14 +166,8 @@ func (x *titleIndexer) pass() error {
 func (x *titleIndexer) merge() error {
 	ctx := context.Background()
 	sizes, err := x.s.titleSegments(ctx)
-	if err != nil {
+	if err != nil || !mergeDue(sizes) {
 		return err
-	}
-	if !mergeDue(sizes) {
-		if len(sizes) > 2 {
-			return x.mergeSmall(ctx)
-		}
-		return nil
 	}
 	for first := true; ; first = false {
 		select {
@@ -193,24 +181,6 @@ func (x *titleIndexer) merge() error {
 			}
 		}
 		worked, err := x.s.mergeTitles(ctx, first)
-		if err != nil || !worked {
-			return err
-		}
-	}
-}
-
-// mergeSmall merges the segments of each level of the index that holds
-// two or more (migration 0041), a step at a time, until no level does. A
-// level of one segment is left alone, and with it the largest segment but
-// when the small ones have grown as large.
-func (x *titleIndexer) mergeSmall(ctx context.Context) error {
-	for {
-		select {
-		case <-x.stop:
-			return nil
-		default:
-		}
-		worked, err := x.s.mergeTitles(ctx, false)
 		if err != nil || !worked {
 			return err
 		}
