@@ -3,6 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Listing totals and deep pages.
@@ -169,6 +173,48 @@ func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) err
 		return nil
 	}
 	return scanRows(ctx, d, q, args, scan)
+}
+
+// pageIDs returns the ids of page p (whatever its cols) in ascending
+// order. On SQLite they are read as one value, the ids joined by commas:
+// a row costs the driver a step and a column read, each taking the
+// connection's mutex, and database/sql a Next and a Scan. A page of 50
+// users so cost a fifth less alone (BenchmarkListUsers), 3 % less of a
+// users/list through the server (docs/performance.md, "Thirteenth
+// pass"). The aggregate is not asked for an order (SQLite sorts for one,
+// dearer than the rows it saves), so the ids are sorted here. PostgreSQL
+// reads rows: the aggregate showed it no gain.
+func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
+	p.cols = "id"
+	if d.pg {
+		var ids []int64
+		err := listPage(ctx, d, p, func(r *sql.Rows) error {
+			ids = append(ids, 0)
+			return r.Scan(&ids[len(ids)-1])
+		})
+		return ids, err
+	}
+	q, args, ok := p.query()
+	if !ok {
+		return nil, nil
+	}
+	var s sql.NullString
+	if err := d.queryRow(ctx, "SELECT string_agg(CAST(id AS TEXT), ',') FROM ("+q+") AS page", args...).Scan(&s); err != nil {
+		return nil, err
+	}
+	if s.String == "" {
+		return nil, nil
+	}
+	ids := make([]int64, 0, p.limit)
+	for f := range strings.SplitSeq(s.String, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("store: a page's ids %q: %w", s.String, err)
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // scanRows runs q, passing each row to scan.

@@ -241,13 +241,7 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 		}
 		return rows(), err
 	}
-	var ids []int64
-	byID := p
-	byID.cols = "id"
-	err := listPage(ctx, d, byID, func(r *sql.Rows) error {
-		ids = append(ids, 0)
-		return r.Scan(&ids[len(ids)-1])
-	})
+	ids, err := pageIDs(ctx, d, p)
 	if err != nil || len(ids) == 0 {
 		return rows(), err
 	}
