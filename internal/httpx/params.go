@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/mediatype"
 )
 
 // Params are a request's parameters merged from the path, the body (JSON,
@@ -183,7 +183,7 @@ func (p *Params) readBody(r *http.Request, body []byte) error {
 		return nil
 	}
 	ct := r.Header.Get("Content-Type")
-	mt, mparams, _ := mime.ParseMediaType(ct)
+	mt, mparams := mediatype.Parse(ct)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
 		if err := addQuery(p.values, string(body)); err != nil {

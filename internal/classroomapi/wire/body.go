@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/lectern-lms/lectern/internal/mediatype"
 )
 
 // EmptyJSONBody applies the classroom API's rule for JSON bodies before
@@ -52,7 +53,7 @@ func EmptyJSONBody(r *http.Request, maxBody int64) error {
 
 // IsJSONType reports whether a Content-Type names JSON.
 func IsJSONType(ctype string) bool {
-	mt, _, _ := mime.ParseMediaType(ctype)
+	mt, _ := mediatype.Parse(ctype)
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
