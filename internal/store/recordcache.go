@@ -87,11 +87,17 @@ func (c *recordCache[K, V]) get(k K, gen uint64, now time.Time) (V, bool) {
 	c.mu.RLock()
 	e, ok := c.m[k]
 	c.mu.RUnlock()
-	if !ok || e.gen != gen || !now.Before(e.expires) {
+	if !ok || !e.current(gen, now) {
 		var zero V
 		return zero, false
 	}
 	return e.v, true
+}
+
+// current reports whether e was read at generation gen and has not
+// expired.
+func (e recordEntry[V]) current(gen uint64, now time.Time) bool {
+	return e.gen == gen && now.Before(e.expires)
 }
 
 // put keeps v, read at generation gen, for ttl.
@@ -106,7 +112,7 @@ func (c *recordCache[K, V]) put(k K, v V, gen uint64, now time.Time, ttl time.Du
 		// them is made once every so many records kept, not for each (a
 		// crawl through pages keeps ten records a page).
 		for k, e := range c.m {
-			if e.gen != gen || !now.Before(e.expires) {
+			if !e.current(gen, now) {
 				delete(c.m, k)
 			}
 		}
@@ -172,11 +178,18 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 	out := make([]V, len(ids))
 	have := make([]bool, len(ids))
 	var missing []int64
+	// One read lock for the page, where get takes one a record: the
+	// lock's counter bounces between the cores, and the locks of a page
+	// of 50 were about 2 % of a users/list's CPU in a profile.
+	c.mu.RLock()
 	for i, id := range ids {
-		if out[i], have[i] = c.get(recordKey{domainID, id}, gen, now); !have[i] {
+		if e, ok := c.m[recordKey{domainID, id}]; ok && e.current(gen, now) {
+			out[i], have[i] = e.v, true
+		} else {
 			missing = append(missing, id)
 		}
 	}
+	c.mu.RUnlock()
 	if len(missing) > 0 {
 		read, err := load(ctx, missing)
 		if err != nil {
