@@ -68,6 +68,16 @@ func (s *Store) ClassTitleSegments(ctx context.Context) ([]int64, error) {
 	return s.titleSegments(ctx)
 }
 
+// ClassTitleTrigramOptions returns the storage options of PostgreSQL's
+// trigram index of class titles (migrations 0034, 0041), as
+// pg_class.reloptions shows them, one "name=value" a line.
+func (s *Store) ClassTitleTrigramOptions(ctx context.Context) (string, error) {
+	var opts sql.NullString
+	err := s.read().queryRow(ctx, `SELECT array_to_string(reloptions, E'\n') FROM pg_class
+		WHERE oid = to_regclass('live_classes_title_trgm')`).Scan(&opts)
+	return opts.String, err
+}
+
 // ClassTitleLeafPages counts the leaf pages of every segment of the title
 // index by reading them all (FTS5's row ids: segment << 37, then a
 // doclist-index bit and a height, zero for a leaf, then the page number).

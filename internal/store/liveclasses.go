@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/lectern-lms/lectern/internal/event"
 	"github.com/lectern-lms/lectern/internal/lms"
 )
@@ -354,13 +356,22 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 			// index is searched once rather than once for the page and
 			// again for the count. Only past the last match is the count
 			// a query of its own.
+			//
+			// The statement is planned for its search text every time
+			// (pgx's unnamed statement), never from a cached generic
+			// plan: the planner cannot tell a narrow text from a broad
+			// one without it, and after a few dear searches a prepared
+			// statement's generic plan read the domain's every class in
+			// id order for any text (35 ms at 100,000 classes against
+			// 0.45 ms by the trigram index). Planning costs 0.1-0.3 ms.
+			custom := append([]any{pgx.QueryExecModeExec}, args...)
 			err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
-				append(args, p.Limit, p.Offset), func(r *sql.Rows) error {
+				append(custom, p.Limit, p.Offset), func(r *sql.Rows) error {
 					ids = append(ids, 0)
 					return r.Scan(&ids[len(ids)-1], &total)
 				})
 			if err == nil && len(ids) == 0 && p.Offset > 0 {
-				total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
+				total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, custom...)
 			}
 		} else {
 			ids, total, err = searchIDs(ctx, d, f, where, args, p)

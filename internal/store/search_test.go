@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +125,16 @@ func TestClassTitleSearchMatchesAFoldedContains(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// On PostgreSQL the trigram index of titles takes new titles straight in,
+// not through GIN's pending list, which every search reads whole
+// (migration 0041).
+func TestPostgresTitleIndexHasNoPendingList(t *testing.T) {
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	opts, err := st.ClassTitleTrigramOptions(context.Background())
+	if err != nil || !slices.Contains(strings.Split(opts, "\n"), "fastupdate=off") {
+		t.Fatalf("options of the trigram index: %q, %v; want fastupdate=off", opts, err)
 	}
 }
