@@ -183,7 +183,7 @@ func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) err
 // users/list through the server (docs/performance.md, "Thirteenth
 // pass"). The aggregate is not asked for an order (SQLite sorts for one,
 // dearer than the rows it saves), so the ids are sorted here. PostgreSQL
-// reads rows: the aggregate showed it no gain.
+// reads rows: there the aggregate ran fewer pages a second.
 func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
 	p.cols = "id"
 	if d.pg {
@@ -205,7 +205,7 @@ func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
 	if s.String == "" {
 		return nil, nil
 	}
-	ids := make([]int64, 0, p.limit)
+	ids := make([]int64, 0, min(max(p.limit, 0), 500))
 	for f := range strings.SplitSeq(s.String, ",") {
 		id, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {

@@ -1,8 +1,8 @@
 // Package wire holds the classroom API's wire shapes: the answers, as
 // JSON in either style or as XML, and the rule for JSON request bodies.
-// It imports only the standard library, jsonx and mediatype, so its fuzz tests build in
-// seconds (the classroom API's own test binary links the live classroom's
-// WebRTC stack).
+// It imports only the standard library, jsonx and mediatype, so its fuzz
+// tests build in seconds (the classroom API's own test binary links the
+// live classroom's WebRTC stack).
 package wire
 
 import (
