@@ -13,7 +13,8 @@ import (
 // the header does not parse. A bare type/subtype of token characters,
 // which is what clients send nearly always, is answered without
 // ParseMediaType's map and copies: it ran twice for every classroom
-// request, once to see whether the body is JSON and once to read it.
+// request with a body, once to see whether the body is JSON and once to
+// read it.
 // The parameters of a bare type are nil.
 func Parse(ct string) (string, map[string]string) {
 	if bare(ct) {
