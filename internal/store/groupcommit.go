@@ -216,25 +216,32 @@ func (g *groupWriter) next() *writeCall {
 	}
 }
 
+// The savepoint around each function of a group.
+const (
+	sqlSavepoint  = "SAVEPOINT w"
+	sqlRelease    = "RELEASE w"
+	sqlRollbackTo = "ROLLBACK TO w"
+)
+
 // call runs c.fn inside a savepoint, leaving its outcome in c. It returns
 // an error only when the shared transaction can no longer be used.
 func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) error {
-	if _, err := t.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+	if _, err := t.ExecContext(ctx, sqlSavepoint); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
 	c.err, c.panic = runCall(d, c.fn)
 	if c.err == nil && c.panic == nil {
-		if _, err := t.ExecContext(ctx, "RELEASE w"); err != nil {
+		if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)
 		}
 		return nil
 	}
 	// ROLLBACK TO fails when SQLite already rolled the whole transaction
 	// back (an I/O error, a full disk): the group is lost.
-	if _, err := t.ExecContext(ctx, "ROLLBACK TO w"); err != nil {
+	if _, err := t.ExecContext(ctx, sqlRollbackTo); err != nil {
 		return fmt.Errorf("rollback to savepoint after %v: %w", c.err, err)
 	}
-	if _, err := t.ExecContext(ctx, "RELEASE w"); err != nil {
+	if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	return nil

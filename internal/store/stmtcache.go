@@ -19,10 +19,15 @@ import (
 // for ever.)
 //
 // Only queries with arguments are cached (scripts such as migrations have
-// none), at most stmtCacheSize per connection; a statement whose rows are
-// still open is not shared, the query then gets a statement of its own.
+// none), and the group writer's savepoints, at most stmtCacheSize per
+// connection; a statement whose rows are still open is not shared, the
+// query then gets a statement of its own.
 
 const stmtCacheSize = 256
+
+// savepointStmts are the group writer's statements, run around every
+// write (groupcommit.go): cached although they have no arguments.
+var savepointStmts = map[string]bool{sqlSavepoint: true, sqlRelease: true, sqlRollbackTo: true}
 
 // sqliteConnector opens connections of the registered "sqlite" driver
 // with a statement cache in each.
@@ -84,7 +89,7 @@ func (c *cachingConn) base() sqliteConn { return c.conn.(sqliteConn) }
 // stmt returns the cached statement for query, preparing it if needed, or
 // nil when the query is not to be cached or its statement is busy.
 func (c *cachingConn) stmt(ctx context.Context, query string, nargs int) (*cachedStmt, error) {
-	if nargs == 0 {
+	if nargs == 0 && !savepointStmts[query] {
 		return nil, nil
 	}
 	if s, ok := c.stmts[query]; ok {

@@ -107,3 +107,38 @@ func TestNoBareLimitPlaceholder(t *testing.T) {
 		}
 	}
 }
+
+// The group writer's savepoint statements run around every write: they are
+// prepared once on the writer connection, although they have no arguments,
+// and a failing write's rollback to its savepoint is cached too.
+func TestSavepointStatementsPreparedOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteStore(t)
+	d, _, err := s.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: "u@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: "u@example.com"}); lms.ErrorCode(err) != lms.CodeConflict {
+		t.Fatalf("a duplicate email: %v, want a conflict", err)
+	}
+	conn, err := s.wdb.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		stmts := dc.(*cachingConn).stmts
+		for _, q := range []string{sqlSavepoint, sqlRelease, sqlRollbackTo} {
+			if stmts[q] == nil {
+				t.Errorf("%q is not among the writer connection's prepared statements", q)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
