@@ -80,6 +80,7 @@ type Main struct {
 	metricsLn net.Listener
 
 	listeners    []net.Listener
+	baseURL      string // BaseURL, once the listeners are bound
 	servers      []*http.Server
 	shuttingDown atomic.Bool
 }
@@ -146,6 +147,7 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 		m.listeners = append(m.listeners, ln)
 	}
+	m.baseURL = m.boundBaseURL()
 	if err := m.openMedia(); err != nil {
 		m.closeListeners()
 		st.Close()
@@ -251,8 +253,16 @@ func (m *Main) Addrs() []string {
 	return out
 }
 
-// BaseURL is the URL clients reach this server at.
+// BaseURL is the URL clients reach this server at. Open works it out once
+// the listeners are bound: launch links ask for it on every call.
 func (m *Main) BaseURL() string {
+	if m.baseURL != "" {
+		return m.baseURL
+	}
+	return m.boundBaseURL()
+}
+
+func (m *Main) boundBaseURL() string {
 	c := m.Config
 	if c.PublicURL == "" {
 		c.Addr = m.Addr()
