@@ -72,7 +72,11 @@ func TestRequestLogKeepsSecrets(t *testing.T) {
 			call("GET", "/api/v1/users/getuserbyEmail/"+url.PathEscape(email), "", true)
 			call("GET", "/api/v1/users/getuserbyEmail/"+url.PathEscape("nobody.else@example.com"), "", true)
 
-			form := url.Values{"apikey": {ckey}, "title": {"Logged"}, "date": {time.Now().UTC().Format("2006-01-02")},
+			// A class the day after tomorrow (UTC) is still to come in
+			// zone 28 (Europe/London) at any hour the test runs, and a
+			// teacher may launch a class to come. (Today from 00:00 to
+			// 23:00 was over when the test ran after 23:00 London time.)
+			form := url.Values{"apikey": {ckey}, "title": {"Logged"}, "date": {time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")},
 				"start_time": {"00:00"}, "end_time": {"23:00"}, "timezone": {"28"}}
 			var sched any
 			json.Unmarshal(call("POST", "/v2/schedule", form.Encode(), false), &sched)
