@@ -305,15 +305,20 @@ type ClassFilter struct {
 func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter, p Page) ([]lms.LiveClass, int64, error) {
 	d := s.read()
 	where, args := classMatch(d, "", f), classMatchArgs(domainID, f)
-	// A class is large: room for a page up front saves copying the
-	// classes as the slice grows.
-	classes := make([]lms.LiveClass, 0, min(max(p.Limit, 0), 100))
+	// A class is large: room for a page when its first row is read saves
+	// copying the classes as the slice grows. Not before: a page from the
+	// record cache is put together in a slice of its own (cachedPage), and
+	// this one, unused, was a quarter of the bytes a listclass allocated.
+	var classes []lms.LiveClass
 	cols := classCols
 	if f.WithOccurrences {
 		cols = classSittingsCols
 	}
 	var dest []any
 	scan := func(r *sql.Rows) error {
+		if classes == nil {
+			classes = make([]lms.LiveClass, 0, min(max(p.Limit, 0), 100))
+		}
 		classes = append(classes, lms.LiveClass{})
 		dest = classDest(dest, &classes[len(classes)-1], f.WithOccurrences)
 		return r.Scan(dest...)
@@ -400,7 +405,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 			classes[i].Occurrences = slices.Clone(classes[i].Occurrences)
 		}
 	}
-	return classes, total, nil
+	return orEmpty(classes), total, nil
 }
 
 func classID(c lms.LiveClass) int64 { return c.ID }

@@ -231,3 +231,12 @@ func scanRows(ctx context.Context, d db, q string, args []any, scan func(*sql.Ro
 	}
 	return rows.Err()
 }
+
+// orEmpty returns s, or an empty slice where s is nil: a listing's page
+// is allocated at its first row, and an empty page is still a list.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -104,6 +104,39 @@ func TestListingTotalsAndPagesMatchAScan(t *testing.T) {
 	}
 }
 
+// A page past a listing's end, or of an empty listing, is an empty list,
+// never nil: a page's slice is allocated at its first row (orEmpty).
+func TestEmptyPagesAreLists(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, empty := twoDomains(t, st)
+			if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: "u@example.com"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, domainID := range []int64{d.ID, empty.ID} {
+				for _, p := range []store.Page{{Limit: 10}, {Offset: 5, Limit: 10}} {
+					for _, f := range []store.ClassFilter{{}, {WithOccurrences: true}, {Search: "nothing", WithOccurrences: true}} {
+						cs, _, err := st.ListLiveClasses(ctx, domainID, f, p)
+						if err != nil || cs == nil || len(cs) != 0 {
+							t.Errorf("classes of domain %d, %+v, %+v: %v (nil %t), %v", domainID, f, p, cs, cs == nil, err)
+						}
+					}
+					us, _, err := st.ListUsers(ctx, domainID, store.UserFilter{}, store.Page{Offset: p.Offset + 1, Limit: p.Limit})
+					if err != nil || us == nil || len(us) != 0 {
+						t.Errorf("users of domain %d, %+v: %v (nil %t), %v", domainID, p, us, us == nil, err)
+					}
+					us, _, err = st.ListUsers(ctx, domainID, store.UserFilter{Email: "nobody"}, p)
+					if err != nil || us == nil || len(us) != 0 {
+						t.Errorf("users of domain %d by email, %+v: %v (nil %t), %v", domainID, p, us, us == nil, err)
+					}
+				}
+			}
+		})
+	}
+}
+
 // checkListings checks every page of the domain's classes, published
 // classes, users and courses against the ids given, in id order.
 func checkListings(t *testing.T, st *store.Store, domainID int64, classes, published, users, courses []int64) {

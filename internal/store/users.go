@@ -131,11 +131,15 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		args = append(args, likePattern(f.Email))
 	}
 	d := s.read()
-	// Room for the page up front, and each row scanned into its element:
-	// growing the slice and copying users into it were half the bytes a
-	// users/list allocated.
-	users := make([]lms.User, 0, min(max(p.Limit, 0), 500))
+	// Room for the page when its first row is read, and each row scanned
+	// into its element: growing the slice and copying users into it were
+	// half the bytes a users/list allocated. Not before: a page from the
+	// record cache is put together in a slice of its own (cachedPage).
+	var users []lms.User
 	scan := func(r *sql.Rows) error {
+		if users == nil {
+			users = make([]lms.User, 0, min(max(p.Limit, 0), 500))
+		}
 		users = append(users, lms.User{})
 		return scanListedUser(r, &users[len(users)-1])
 	}
@@ -150,10 +154,10 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		// read them (cachedListPage).
 		if !s.cacheRecords {
 			err = listPage(ctx, d, pg, scan)
-			return users, total, err
+			return orEmpty(users), total, err
 		}
 		users, err = cachedListPage(ctx, s, d, &s.listedUsers, pg, gen, userSize, userID, scan, func() []lms.User { return users })
-		return users, total, err
+		return orEmpty(users), total, err
 	}
 	total, err := d.count(ctx, "SELECT COUNT(*) FROM users WHERE "+where, args...)
 	if err != nil {
@@ -161,7 +165,7 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 	}
 	err = scanRows(ctx, d, "SELECT "+userListCols+" FROM users WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
 		append(args, p.Limit, p.Offset), scan)
-	return users, total, err
+	return orEmpty(users), total, err
 }
 
 // likeContains compares with a likePattern, the parameter joined to an
