@@ -204,6 +204,9 @@ func (p *Params) readJSON(body []byte) error {
 		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body is not valid UTF-8",
 			Fields: []lms.FieldError{{Field: "body", Message: "is not valid UTF-8"}}}
 	}
+	if flatObject(body, func(k, v string) { p.values[k] = v }) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var m map[string]any
