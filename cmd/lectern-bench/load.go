@@ -102,6 +102,10 @@ type result struct {
 	Requests int64     `json:"requests"`
 	Errors   int64     `json:"errors"`
 	Ratio    float64   `json:"ratio,omitempty"` // Rate / baseline's Rate
+	// SliceBaselineRates are, with -slice, the rates of the bare handler
+	// in the slices beside this scenario's, one a round; Ratio is then the
+	// median of each round's Rates[i] / SliceBaselineRates[i].
+	SliceBaselineRates []float64 `json:"slice_baseline_rates,omitempty"`
 	// ServerCPUus is the server's CPU time (user and system) per request
 	// answered, in microseconds, over every round (with -server-pid).
 	ServerCPUus float64 `json:"server_cpu_us_per_req,omitempty"`
@@ -117,6 +121,7 @@ type report struct {
 	Courses     int64     `json:"courses"`
 	Classes     int64     `json:"classes"`
 	LoadAverage string    `json:"load_average,omitempty"`
+	Slice       string    `json:"slice,omitempty"`
 	Started     time.Time `json:"started"`
 	Results     []result  `json:"results"`
 }
@@ -167,6 +172,9 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 
 	rep := report{Addr: c.Addr, Conns: c.Conns, Duration: c.Duration.String(), Rounds: c.Rounds,
 		Users: f.Users, Courses: f.Courses, Classes: f.Classes, Started: time.Now().UTC(), LoadAverage: loadAverage()}
+	if c.Slice > 0 {
+		rep.Slice = c.Slice.String()
+	}
 	var list []scenario
 	list = append(list, bareScenarios...)
 	for _, name := range c.Scenarios {
@@ -175,9 +183,18 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 	}
 	type acc struct {
 		rates     []float64
+		bareRates []float64 // with -slice: the bare handler's beside it
 		lat       []time.Duration
 		req, errs int64
 		cpu       time.Duration // the server's, with -server-pid
+		// seq and bareSeq hold the number of each connection's next
+		// request, on from one round and slice to the next:
+		// users/create and schedule name what they create by it.
+		seq, bareSeq []int
+	}
+	baselineOf := map[string]scenario{}
+	for _, s := range bareScenarios {
+		baselineOf[s.name] = s
 	}
 	accs := make([]acc, len(list))
 	for round := 1; round <= c.Rounds; round++ {
@@ -197,17 +214,41 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 				}
 			}
 			fmt.Fprintf(progress, "round %d/%d: %-16s ", round, c.Rounds, s.name)
-			cpu0, err := serverCPU(c, s)
-			if err != nil {
-				return rep, err
+			// Without -slice, one run of c.Duration; with it, slices of
+			// the scenario, each after a slice of its bare handler.
+			sliced, slice := c.Slice > 0 && s.baseline != "", c.Duration
+			if sliced {
+				slice = c.Slice
 			}
-			rate, lat, errs := load(ctx, target, c, f, s)
-			cpu1, err := serverCPU(c, s)
-			if err != nil {
-				return rep, err
+			var sum, bareSum loadRun
+			if accs[i].seq == nil {
+				accs[i].seq, accs[i].bareSeq = make([]int, c.Conns), make([]int, c.Conns)
 			}
-			accs[i].cpu += cpu1 - cpu0
-			fmt.Fprintf(progress, "%8.0f req/s  %d errors\n", rate, errs)
+			seq, bareSeq := accs[i].seq, accs[i].bareSeq
+			for sum.ran < c.Duration {
+				d := min(slice, c.Duration-sum.ran)
+				if sliced {
+					bareSum.add(load(ctx, bare, c, f, baselineOf[s.baseline], d, bareSeq), d)
+				}
+				cpu0, err := serverCPU(c, s)
+				if err != nil {
+					return rep, err
+				}
+				r := load(ctx, target, c, f, s, d, seq)
+				cpu1, err := serverCPU(c, s)
+				if err != nil {
+					return rep, err
+				}
+				accs[i].cpu += cpu1 - cpu0
+				sum.add(r, d)
+			}
+			rate, lat, errs := sum.rate(), sum.lat, sum.errs
+			if bareSum.elapsed > 0 {
+				accs[i].bareRates = append(accs[i].bareRates, bareSum.rate())
+				fmt.Fprintf(progress, "%8.0f req/s  %d errors  (%s beside it %.0f req/s)\n", rate, errs, s.baseline, bareSum.rate())
+			} else {
+				fmt.Fprintf(progress, "%8.0f req/s  %d errors\n", rate, errs)
+			}
 			accs[i].rates = append(accs[i].rates, rate)
 			accs[i].lat = append(accs[i].lat, lat...)
 			accs[i].req += int64(len(lat)) + errs
@@ -224,7 +265,15 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 		if c.ServerPID > 0 && s.baseline != "" && len(a.lat) > 0 {
 			r.ServerCPUus = math.Round(float64(a.cpu)/float64(len(a.lat))/float64(time.Microsecond)*10) / 10
 		}
-		if s.baseline != "" {
+		switch {
+		case len(a.bareRates) > 0:
+			r.SliceBaselineRates = a.bareRates
+			each := make([]float64, len(a.rates))
+			for j := range each {
+				each[j] = ratio(a.rates[j], a.bareRates[j])
+			}
+			r.Ratio = median(each)
+		case s.baseline != "":
 			r.Ratio = ratio(r.Rate, rateOf[s.baseline])
 		}
 		rep.Results = append(rep.Results, r)
@@ -232,16 +281,37 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 	return rep, nil
 }
 
-// load runs one scenario closed-loop at c.Conns connections for
-// c.Duration and returns the rate of successful requests, their
-// latencies and the number of failures.
-func load(ctx context.Context, cl *client, c config, f fixture, s scenario) (float64, []time.Duration, int64) {
+// loadRun is what one or more runs of a scenario measured: the
+// latencies of the requests that succeeded, the failures, the time the
+// runs took from their start to their last answer, and the time they were
+// given (ran).
+type loadRun struct {
+	lat          []time.Duration
+	errs         int64
+	elapsed, ran time.Duration
+}
+
+// add adds r, a run given d, to a sum of runs.
+func (sum *loadRun) add(r loadRun, d time.Duration) {
+	sum.lat = append(sum.lat, r.lat...)
+	sum.errs += r.errs
+	sum.elapsed += r.elapsed
+	sum.ran += d
+}
+
+// rate is the successful requests a second.
+func (r loadRun) rate() float64 { return float64(len(r.lat)) / r.elapsed.Seconds() }
+
+// load runs one scenario closed-loop at c.Conns connections for d.
+// Connection conn numbers its requests from seq[conn], and leaves there
+// the number its next request would have.
+func load(ctx context.Context, cl *client, c config, f fixture, s scenario, d time.Duration, seq []int) loadRun {
 	var mu sync.Mutex
 	var all []time.Duration
 	var errs atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	deadline := start.Add(c.Duration)
+	deadline := start.Add(d)
 	for conn := range c.Conns {
 		wg.Add(1)
 		go func() {
@@ -251,7 +321,8 @@ func load(ctx context.Context, cl *client, c config, f fixture, s scenario) (flo
 			// Each connection starts requests until the window closes and
 			// waits for the last one (bounded by the client's timeout), so
 			// that slow requests are counted rather than cut off.
-			for i := 0; ctx.Err() == nil && time.Now().Before(deadline); i++ {
+			i := seq[conn]
+			for ; ctx.Err() == nil && time.Now().Before(deadline); i++ {
 				rq := s.next(c, f, conn, i)
 				t0 := time.Now()
 				if once(ctx, cl, rq, buf) {
@@ -260,14 +331,14 @@ func load(ctx context.Context, cl *client, c config, f fixture, s scenario) (flo
 					errs.Add(1)
 				}
 			}
+			seq[conn] = i
 			mu.Lock()
 			all = append(all, lat...)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
-	return float64(len(all)) / el.Seconds(), all, errs.Load()
+	return loadRun{lat: all, errs: errs.Load(), elapsed: time.Since(start)}
 }
 
 // once sends one request and reports whether it succeeded: status 200 and,
@@ -336,11 +407,17 @@ func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
 func printTable(w io.Writer, rep report) {
 	fmt.Fprintf(w, "%s, %d connections, %s x %d rounds; domain: %d users, %d courses, %d classes; load average %s\n",
 		rep.Addr, rep.Conns, rep.Duration, rep.Rounds, rep.Users, rep.Courses, rep.Classes, rep.LoadAverage)
+	if rep.Slice != "" {
+		fmt.Fprintf(w, "each scenario in slices of %s, each after a slice of its bare handler, and compared with those\n", rep.Slice)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\tserver µs/req\t")
 	for _, r := range rep.Results {
 		ratio, cpu := "", ""
-		if r.Baseline != "" {
+		switch {
+		case len(r.SliceBaselineRates) > 0:
+			ratio = fmt.Sprintf("%.3f (%s beside it)", r.Ratio, r.Baseline)
+		case r.Baseline != "":
 			ratio = fmt.Sprintf("%.3f (%s)", r.Ratio, r.Baseline)
 		}
 		if r.ServerCPUus > 0 {

@@ -63,6 +63,11 @@ type config struct {
 	// measurements did; more shows what a read costs when the server
 	// does not have the record in memory.
 	Spread int
+	// Slice, when set, runs each scenario in slices of this length, each
+	// after a slice of its bare handler, and takes its ratio from those
+	// slices: a machine whose speed drifts within a run then moves both
+	// sides of the ratio alike.
+	Slice time.Duration
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -86,6 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.Progress, "progress", true, "show a progress bar while seeding")
 	fs.IntVar(&c.Spread, "spread", 1, "users, courses and classes the point reads (getuser, courses/get, getclass) cycle over; 1 reads one record of each again and again")
 	fs.IntVar(&c.ServerPID, "server-pid", 0, "process id of the server when it runs on this machine (Linux): report its CPU time per request, steadier than req/s on a shared machine")
+	fs.DurationVar(&c.Slice, "slice", 0, "run each scenario in slices of this length, each after a slice of its bare handler, and compare it with those (steadier ratios on a machine whose speed drifts); 0 compares with the bare runs at the start of each round")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -158,6 +164,8 @@ func (c *config) check() error {
 		return errors.New("-d must be positive")
 	case c.Rounds < 1:
 		return errors.New("-rounds must be at least 1")
+	case c.Slice < 0 || c.Slice > c.Duration:
+		return errors.New("-slice must be between 0 (off) and -d")
 	case c.ServerPID < 0:
 		return errors.New("-server-pid must be a process id")
 	case c.Spread < 1 || c.Spread > min(c.Users, c.Courses, c.Classes):

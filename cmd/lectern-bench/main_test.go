@@ -76,6 +76,92 @@ func TestRunAllScenarios(t *testing.T) {
 	})
 }
 
+// users/create and schedule name what they create by connection and
+// request number: a later round must number on, not create the same
+// users again (most requests of round 2 failed so before).
+func TestRoundsNumberOn(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		out := filepath.Join(t.TempDir(), "bench.json")
+		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
+			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
+			"-c", "2", "-d", "50ms", "-rounds", "2", "-scenarios", "users/create,schedule", "-json", out}
+		var stderr bytes.Buffer
+		if err := run(context.Background(), args, &bytes.Buffer{}, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if r.Errors != 0 || r.Requests == 0 || len(r.Rates) != 2 {
+				t.Errorf("%s: %d errors in %d requests, rates %v", r.Scenario, r.Errors, r.Requests, r.Rates)
+			}
+		}
+	})
+}
+
+// With -slice, each scenario runs in slices, each after a slice of its
+// bare handler, and its ratio is its rate over the bare handler's in
+// those slices, round by round; the bare runs at the start of each round
+// still report their own rates.
+func TestSlices(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		out := filepath.Join(t.TempDir(), "bench.json")
+		var stdout, stderr bytes.Buffer
+		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
+			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
+			"-c", "2", "-d", "60ms", "-slice", "25ms", "-rounds", "2", "-scenarios", "getuser,users/create", "-json", out}
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Slice != "25ms" {
+			t.Errorf("slice %q in the JSON, want 25ms", rep.Slice)
+		}
+		for _, r := range rep.Results {
+			// users/create names its users by connection and request:
+			// a slice that numbered its requests from 0 again would
+			// create a user twice.
+			if r.Errors != 0 || r.Requests == 0 {
+				t.Errorf("%s: %d errors in %d requests", r.Scenario, r.Errors, r.Requests)
+			}
+			if r.Baseline == "" {
+				if len(r.Rates) != 2 || r.SliceBaselineRates != nil {
+					t.Errorf("%s: rates %v, beside %v; want 2 rates of its own", r.Scenario, r.Rates, r.SliceBaselineRates)
+				}
+				continue
+			}
+			if len(r.Rates) != 2 || len(r.SliceBaselineRates) != 2 {
+				t.Fatalf("%s: rates %v, beside %v; want one of each a round", r.Scenario, r.Rates, r.SliceBaselineRates)
+			}
+			each := []float64{ratio(r.Rates[0], r.SliceBaselineRates[0]), ratio(r.Rates[1], r.SliceBaselineRates[1])}
+			if r.Ratio != median(each) || r.Ratio <= 0 {
+				t.Errorf("%s: ratio %v, want the median of %v", r.Scenario, r.Ratio, each)
+			}
+			if !strings.Contains(stdout.String(), r.Baseline+" beside it") {
+				t.Errorf("%s: the table does not say its ratio is to the slices beside it:\n%s", r.Scenario, stdout.String())
+			}
+		}
+		// Each scenario's line of progress, in each round, gives the rate
+		// of the bare handler beside it.
+		if n := strings.Count(stderr.String(), "beside it"); n != 4 {
+			t.Errorf("%d scenario runs with a bare handler beside them, want 4:\n%s", n, stderr.String())
+		}
+	})
+}
+
 // With -spread, the seed finds that many distinct records of each kind,
 // and the point reads cycle over them, every one of which the server
 // finds.
@@ -145,6 +231,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-server-pid", "999999999"}, "-server-pid"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-spread", "0"}, "-spread"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-spread", "1001"}, "-spread"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-slice", "-1s"}, "-slice"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-d", "1s", "-slice", "2s"}, "-slice"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
