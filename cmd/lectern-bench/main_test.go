@@ -24,26 +24,10 @@ import (
 // errors, and the JSON must carry every row with its ratio to a bare handler.
 func TestRunAllScenarios(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
-		out := filepath.Join(t.TempDir(), "bench.json")
-		var stdout, stderr bytes.Buffer
-		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
-			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
-			"-c", "2", "-d", "50ms", "-rounds", "1", "-scenarios", "all", "-json", out,
-			"-server-pid", fmt.Sprint(os.Getpid())} // the server runs in this process
-
-		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Fatalf("run: %v\n%s", err, stderr.String())
-		}
-		if !strings.Contains(stderr.String(), "seeding classes") {
-			t.Errorf("no progress bar while seeding classes:\n%s", stderr.String())
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
+		// The server runs in this process.
+		rep, stdout, stderr := benchRun(t, e, "-d", "50ms", "-rounds", "1", "-scenarios", "all", "-server-pid", fmt.Sprint(os.Getpid()))
+		if !strings.Contains(stderr, "seeding classes") {
+			t.Errorf("no progress bar while seeding classes:\n%s", stderr)
 		}
 		// The counts are read after seeding, before the live class is added.
 		if rep.Users != 3 || rep.Courses != 2 || rep.Classes != 20 {
@@ -62,18 +46,42 @@ func TestRunAllScenarios(t *testing.T) {
 				t.Errorf("%s: no ratio to %s", r.Scenario, r.Baseline)
 			}
 		}
-		if !strings.Contains(stdout.String(), "server µs/req") {
-			t.Errorf("no server CPU column in the table with -server-pid:\n%s", stdout.String())
+		if !strings.Contains(stdout, "server µs/req") {
+			t.Errorf("no server CPU column in the table with -server-pid:\n%s", stdout)
 		}
 		for _, s := range append([]string{"bare-get", "bare-post"}, defaultScenarios...) {
 			if !seen[s] {
 				t.Errorf("scenario %s missing from the JSON", s)
 			}
-			if !strings.Contains(stdout.String(), s) {
+			if !strings.Contains(stdout, s) {
 				t.Errorf("scenario %s missing from the table", s)
 			}
 		}
 	})
+}
+
+// benchRun runs lectern-bench against e's server, on a small domain it
+// seeds (3 users, 2 courses, 20 classes) at 2 connections, with args
+// added, and returns the JSON report, the table and the progress.
+func benchRun(t *testing.T, e *apitest.Env, args ...string) (report, string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bench.json")
+	args = append([]string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
+		"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
+		"-c", "2", "-json", out}, args...)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep, stdout.String(), stderr.String()
 }
 
 // users/create and schedule name what they create by connection and
@@ -81,22 +89,7 @@ func TestRunAllScenarios(t *testing.T) {
 // users again (most requests of round 2 failed so before).
 func TestRoundsNumberOn(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
-		out := filepath.Join(t.TempDir(), "bench.json")
-		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
-			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
-			"-c", "2", "-d", "50ms", "-rounds", "2", "-scenarios", "users/create,schedule", "-json", out}
-		var stderr bytes.Buffer
-		if err := run(context.Background(), args, &bytes.Buffer{}, &stderr); err != nil {
-			t.Fatalf("run: %v\n%s", err, stderr.String())
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
+		rep, _, _ := benchRun(t, e, "-d", "50ms", "-rounds", "2", "-scenarios", "users/create,schedule")
 		for _, r := range rep.Results {
 			if r.Errors != 0 || r.Requests == 0 || len(r.Rates) != 2 {
 				t.Errorf("%s: %d errors in %d requests, rates %v", r.Scenario, r.Errors, r.Requests, r.Rates)
@@ -111,22 +104,7 @@ func TestRoundsNumberOn(t *testing.T) {
 // still report their own rates.
 func TestSlices(t *testing.T) {
 	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
-		out := filepath.Join(t.TempDir(), "bench.json")
-		var stdout, stderr bytes.Buffer
-		args := []string{"-addr", e.URL, "-domain", fmt.Sprint(e.Domain.ID), "-lms-key", e.Domain.LMSKey,
-			"-classroom-key", e.Domain.ClassroomKey, "-users", "3", "-courses", "2", "-classes", "20",
-			"-c", "2", "-d", "60ms", "-slice", "25ms", "-rounds", "2", "-scenarios", "getuser,users/create", "-json", out}
-		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
-			t.Fatalf("run: %v\n%s", err, stderr.String())
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep report
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
+		rep, stdout, stderr := benchRun(t, e, "-d", "60ms", "-slice", "25ms", "-rounds", "2", "-scenarios", "getuser,users/create")
 		if rep.Slice != "25ms" {
 			t.Errorf("slice %q in the JSON, want 25ms", rep.Slice)
 		}
@@ -150,14 +128,14 @@ func TestSlices(t *testing.T) {
 			if r.Ratio != median(each) || r.Ratio <= 0 {
 				t.Errorf("%s: ratio %v, want the median of %v", r.Scenario, r.Ratio, each)
 			}
-			if !strings.Contains(stdout.String(), r.Baseline+" beside it") {
-				t.Errorf("%s: the table does not say its ratio is to the slices beside it:\n%s", r.Scenario, stdout.String())
+			if !strings.Contains(stdout, r.Baseline+" beside it") {
+				t.Errorf("%s: the table does not say its ratio is to the slices beside it:\n%s", r.Scenario, stdout)
 			}
 		}
 		// Each scenario's line of progress, in each round, gives the rate
 		// of the bare handler beside it.
-		if n := strings.Count(stderr.String(), "beside it"); n != 4 {
-			t.Errorf("%d scenario runs with a bare handler beside them, want 4:\n%s", n, stderr.String())
+		if n := strings.Count(stderr, "beside it"); n != 4 {
+			t.Errorf("%d scenario runs with a bare handler beside them, want 4:\n%s", n, stderr)
 		}
 	})
 }
