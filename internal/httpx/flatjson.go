@@ -95,11 +95,12 @@ func flatObject(body []byte, set func(k, v string)) bool {
 			}
 		}
 	}
-	// One string for the whole body; names and values are slices of it.
-	s := string(body)
+	// A string of its own for each name and value, not slices of one
+	// string of the body: a value kept long after the request (a name in
+	// a live room) would keep the whole body in memory.
 	for _, f := range fields[:n] {
 		if !f.null {
-			set(s[f.k0:f.k1], s[f.v0:f.v1])
+			set(string(body[f.k0:f.k1]), string(body[f.v0:f.v1]))
 		}
 	}
 	return true
