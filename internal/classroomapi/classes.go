@@ -421,6 +421,8 @@ func (a *API) listClass(ctx context.Context, c *call) (*result, error) {
 	for i, cls := range classes {
 		rs[i] = a.classRecord(c, cls, now)
 	}
+	// The records hold the classes' strings, not the classes.
+	a.Store.ReleaseLiveClasses(classes)
 	return &result{Kind: wire.KindClassList, Records: rs, Total: total}, nil
 }
 

@@ -74,6 +74,7 @@ func (a *API) listLiveClasses(w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
+	defer a.Store.ReleaseLiveClasses(classes)
 	data := make([]map[string]any, len(classes))
 	for i, cl := range classes {
 		data[i] = classItem(cl)

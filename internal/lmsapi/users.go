@@ -81,6 +81,7 @@ func (a *API) listUsers(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
+	defer a.Store.ReleaseUsers(users)
 	return writePage(w, pg, "Users", total, len(users), func(b []byte, i int) []byte {
 		return appendUserJSON(b, users[i])
 	})

@@ -93,9 +93,11 @@ func BenchmarkListLiveClasses(b *testing.B) {
 					if tc.crawl {
 						p.Offset = (p.Offset + p.Limit) % n
 					}
-					if _, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, p); err != nil || total == 0 {
+					classes, total, err := st.ListLiveClasses(ctx, d.ID, tc.f, p)
+					if err != nil || total == 0 {
 						b.Fatal(total, err)
 					}
+					st.ReleaseLiveClasses(classes) // as listclass does
 				}
 			})
 		}
@@ -229,9 +231,11 @@ func BenchmarkListUsers(b *testing.B) {
 			b.Run(tc.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if users, total, err := st.ListUsers(ctx, d.ID, tc.f, tc.p); err != nil || total != tc.total || len(users) != 50 {
+					users, total, err := st.ListUsers(ctx, d.ID, tc.f, tc.p)
+					if err != nil || total != tc.total || len(users) != 50 {
 						b.Fatal(len(users), total, err)
 					}
+					st.ReleaseUsers(users) // as users/list does
 				}
 			})
 		}

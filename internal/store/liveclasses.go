@@ -317,7 +317,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	var dest []any
 	scan := func(r *sql.Rows) error {
 		if classes == nil {
-			classes = make([]lms.LiveClass, 0, min(max(p.Limit, 0), 100))
+			classes = s.listedClasses.pageSlice(min(max(p.Limit, 0), 100))
 		}
 		classes = append(classes, lms.LiveClass{})
 		dest = classDest(dest, &classes[len(classes)-1], f.WithOccurrences)
@@ -407,6 +407,12 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	}
 	return orEmpty(classes), total, nil
 }
+
+// ReleaseLiveClasses hands back a page that ListLiveClasses returned,
+// once the caller is done with it and with everything that points into
+// it: a later page is put together in the same memory. Handing pages back
+// is optional.
+func (s *Store) ReleaseLiveClasses(classes []lms.LiveClass) { s.listedClasses.releasePage(classes) }
 
 func classID(c lms.LiveClass) int64 { return c.ID }
 

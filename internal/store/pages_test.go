@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -358,4 +359,96 @@ func (w *listWriter) attempt(user int64) int64 {
 		w.t.Fatal(err)
 	}
 	return a.ID
+}
+
+// A page handed back (ReleaseUsers, ReleaseLiveClasses) is put together
+// again in the same memory. Every page read after that, from the
+// database or the record cache, with sittings or without, must be what
+// it was the first time.
+func TestPagesHandedBackAreListedAlike(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _ := twoDomains(t, st)
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			for i := range 25 {
+				sittings := []lms.Occurrence{{Start: start.AddDate(0, 0, i), End: start.AddDate(0, 0, i).Add(time.Hour)}}
+				if i%2 == 0 { // some classes have two sittings
+					sittings = append(sittings, lms.Occurrence{Start: start.AddDate(0, 1, i), End: start.AddDate(0, 1, i).Add(time.Hour)})
+				}
+				if _, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: fmt.Sprintf("Class %d", i), Date: "2030-01-02",
+					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1, Occurrences: sittings}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.CreateUser(ctx, d.ID, lms.User{Name: fmt.Sprintf("U%d", i), Username: fmt.Sprintf("u%d", i),
+					Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			filters := []store.ClassFilter{{WithOccurrences: true}, {}, {Search: "class 1", WithOccurrences: true}}
+			offsets := []int{0, 10, 20}
+			type key struct{ f, offset int }
+			classes := map[key][]lms.LiveClass{}
+			users := map[int][]lms.User{}
+			// Three rounds: the first reads the database, the later ones
+			// the record cache, each into pages handed back before.
+			for round := range 3 {
+				for fi, f := range filters {
+					for _, off := range offsets {
+						got, _, err := st.ListLiveClasses(ctx, d.ID, f, store.Page{Offset: off, Limit: 10})
+						if err != nil {
+							t.Fatal(err)
+						}
+						k := key{fi, off}
+						if want, ok := classes[k]; !ok {
+							classes[k] = cloneClasses(got)
+						} else if !slices.EqualFunc(got, want, sameClass) {
+							t.Errorf("round %d, %+v at %d: %+v, want %+v", round, f, off, got, want)
+						}
+						st.ReleaseLiveClasses(got)
+					}
+				}
+				for _, off := range offsets {
+					got, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: off, Limit: 10})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want, ok := users[off]; !ok {
+						users[off] = slices.Clone(got)
+					} else if !slices.Equal(got, want) {
+						t.Errorf("round %d, users at %d: %+v, want %+v", round, off, got, want)
+					}
+					st.ReleaseUsers(got)
+				}
+			}
+			if len(classes[key{0, 20}]) != 5 || len(classes[key{2, 0}]) != 10 || len(users[10]) != 10 {
+				t.Errorf("pages of %d, %d and %d, want 5, 10 and 10", len(classes[key{0, 20}]), len(classes[key{2, 0}]), len(users[10]))
+			}
+		})
+	}
+}
+
+// cloneClasses copies classes with their own sittings.
+func cloneClasses(cs []lms.LiveClass) []lms.LiveClass {
+	out := slices.Clone(cs)
+	for i := range out {
+		out[i].Occurrences = slices.Clone(out[i].Occurrences)
+	}
+	return out
+}
+
+// sameClass compares two classes field by field, sittings included, times
+// as instants.
+func sameClass(a, b lms.LiveClass) bool {
+	return reflect.DeepEqual(utcClass(a), utcClass(b))
+}
+
+func utcClass(c lms.LiveClass) lms.LiveClass {
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	c.Occurrences = slices.Clone(c.Occurrences)
+	for i := range c.Occurrences {
+		c.Occurrences[i].Start, c.Occurrences[i].End = c.Occurrences[i].Start.UTC(), c.Occurrences[i].End.UTC()
+	}
+	return c
 }

@@ -138,7 +138,7 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 	var users []lms.User
 	scan := func(r *sql.Rows) error {
 		if users == nil {
-			users = make([]lms.User, 0, min(max(p.Limit, 0), 500))
+			users = s.listedUsers.pageSlice(min(max(p.Limit, 0), maxPooledPage))
 		}
 		users = append(users, lms.User{})
 		return scanListedUser(r, &users[len(users)-1])
@@ -167,6 +167,11 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		append(args, p.Limit, p.Offset), scan)
 	return orEmpty(users), total, err
 }
+
+// ReleaseUsers hands back a page that ListUsers returned, once the caller
+// is done with it and with everything that points into it: a later page
+// is put together in the same memory. Handing pages back is optional.
+func (s *Store) ReleaseUsers(users []lms.User) { s.listedUsers.releasePage(users) }
 
 // likeContains compares with a likePattern, the parameter joined to an
 // empty string rather than bare: SQLite marks a statement whose LIKE
