@@ -182,7 +182,10 @@ func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) err
 // users so cost a fifth less alone (BenchmarkListUsers), 3 % less of a
 // users/list through the server (docs/performance.md, "Thirteenth
 // pass"). The aggregate is not asked for an order (SQLite sorts for one,
-// dearer than the rows it saves), so the ids are sorted here. PostgreSQL
+// dearer than the rows it saves), so the ids are sorted here. Nor are the
+// ids cast to text: the aggregate writes an integer in decimal itself,
+// and a CAST for each row was a fifth of the time of a page of 50 users
+// (BenchmarkListUsers first page 23.3-24.3 to 18.2-19.4 µs). PostgreSQL
 // reads rows: there the aggregate ran fewer pages a second.
 func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
 	p.cols = "id"
@@ -199,7 +202,7 @@ func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
 		return nil, nil
 	}
 	var s sql.NullString
-	if err := d.queryRow(ctx, "SELECT string_agg(CAST(id AS TEXT), ',') FROM ("+q+") AS page", args...).Scan(&s); err != nil {
+	if err := d.queryRow(ctx, "SELECT string_agg(id, ',') FROM ("+q+") AS page", args...).Scan(&s); err != nil {
 		return nil, err
 	}
 	if s.String == "" {
