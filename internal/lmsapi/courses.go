@@ -83,6 +83,7 @@ func (a *API) listCourses(w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	defer a.Store.ReleaseCourseNames(courses)
 	return writePage(w, pg, "Courses", total, len(courses), func(b []byte, i int) []byte {
 		return appendCourseItem(b, courses[i])
 	})

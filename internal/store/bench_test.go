@@ -242,6 +242,34 @@ func BenchmarkListUsers(b *testing.B) {
 	})
 }
 
+// BenchmarkListCourseNames reads the first and the last page of 50 of a
+// domain's 2,000 courses, as courses/list does.
+func BenchmarkListCourseNames(b *testing.B) {
+	benchStores(b, func(b *testing.B, ctx context.Context, st *store.Store, d store.Domain, _ store.Keys) {
+		const n = 2000
+		for i := range n {
+			if _, err := st.CreateCourse(ctx, d.ID, lms.Course{Name: fmt.Sprintf("Course %d", i)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			name string
+			p    store.Page
+		}{{"first-page", store.Page{Limit: 50}}, {"last-page", store.Page{Offset: n - 50, Limit: 50}}} {
+			b.Run(tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					names, total, err := st.ListCourseNames(ctx, d.ID, tc.p)
+					if err != nil || total != n || len(names) != 50 {
+						b.Fatal(len(names), total, err)
+					}
+					st.ReleaseCourseNames(names) // as courses/list does
+				}
+			})
+		}
+	})
+}
+
 // BenchmarkOrders reads the first page of 20 of a domain's 20,000 orders,
 // newest first with the total, as orders/list does, unfiltered (the total
 // a counter) and of one status (the total a count of the matches).

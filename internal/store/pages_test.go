@@ -361,7 +361,7 @@ func (w *listWriter) attempt(user int64) int64 {
 	return a.ID
 }
 
-// A page handed back (ReleaseUsers, ReleaseLiveClasses) is put together
+// A page handed back (ReleaseUsers, ReleaseLiveClasses, ReleaseCourseNames) is put together
 // again in the same memory. Every page read after that, from the
 // database or the record cache, with sittings or without, must be what
 // it was the first time.
@@ -385,47 +385,59 @@ func TestPagesHandedBackAreListedAlike(t *testing.T) {
 					Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
 					t.Fatal(err)
 				}
+				if _, err := st.CreateCourse(ctx, d.ID, lms.Course{Name: fmt.Sprintf("Course %d", i)}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			filters := []store.ClassFilter{{WithOccurrences: true}, {}, {Search: "class 1", WithOccurrences: true}}
-			offsets := []int{0, 10, 20}
-			type key struct{ f, offset int }
-			classes := map[key][]lms.LiveClass{}
-			users := map[int][]lms.User{}
+			classes := map[string][]lms.LiveClass{}
+			users := map[string][]lms.User{}
+			courses := map[string][]store.CourseName{}
 			// Three rounds: the first reads the database, the later ones
 			// the record cache, each into pages handed back before.
 			for round := range 3 {
-				for fi, f := range filters {
-					for _, off := range offsets {
-						got, _, err := st.ListLiveClasses(ctx, d.ID, f, store.Page{Offset: off, Limit: 10})
+				for _, off := range []int{0, 10, 20} {
+					p := store.Page{Offset: off, Limit: 10}
+					for _, f := range filters {
+						got, _, err := st.ListLiveClasses(ctx, d.ID, f, p)
 						if err != nil {
 							t.Fatal(err)
 						}
-						k := key{fi, off}
-						if want, ok := classes[k]; !ok {
-							classes[k] = cloneClasses(got)
-						} else if !slices.EqualFunc(got, want, sameClass) {
-							t.Errorf("round %d, %+v at %d: %+v, want %+v", round, f, off, got, want)
-						}
+						sameAsFirstRead(t, round, classes, fmt.Sprintf("classes %+v at %d", f, off), got, cloneClasses, sameClass)
 						st.ReleaseLiveClasses(got)
 					}
-				}
-				for _, off := range offsets {
-					got, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: off, Limit: 10})
+					us, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, p)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if want, ok := users[off]; !ok {
-						users[off] = slices.Clone(got)
-					} else if !slices.Equal(got, want) {
-						t.Errorf("round %d, users at %d: %+v, want %+v", round, off, got, want)
+					sameAsFirstRead(t, round, users, fmt.Sprintf("users at %d", off), us, slices.Clone, func(a, b lms.User) bool { return a == b })
+					st.ReleaseUsers(us)
+					names, _, err := st.ListCourseNames(ctx, d.ID, p)
+					if err != nil {
+						t.Fatal(err)
 					}
-					st.ReleaseUsers(got)
+					sameAsFirstRead(t, round, courses, fmt.Sprintf("courses at %d", off), names, slices.Clone,
+						func(a, b store.CourseName) bool { return a == b })
+					st.ReleaseCourseNames(names)
 				}
 			}
-			if len(classes[key{0, 20}]) != 5 || len(classes[key{2, 0}]) != 10 || len(users[10]) != 10 {
-				t.Errorf("pages of %d, %d and %d, want 5, 10 and 10", len(classes[key{0, 20}]), len(classes[key{2, 0}]), len(users[10]))
+			if n, m, u, c := len(classes[fmt.Sprintf("classes %+v at 20", filters[0])]), len(classes[fmt.Sprintf("classes %+v at 0", filters[2])]),
+				len(users["users at 10"]), len(courses["courses at 20"]); n != 5 || m != 10 || u != 10 || c != 5 {
+				t.Errorf("pages of %d, %d, %d and %d, want 5, 10, 10 and 5", n, m, u, c)
 			}
 		})
+	}
+}
+
+// sameAsFirstRead checks page got, named k, against its first read,
+// keeping a copy of it when this is the first.
+func sameAsFirstRead[V any](t *testing.T, round int, first map[string][]V, k string, got []V, clone func([]V) []V, eq func(a, b V) bool) {
+	t.Helper()
+	want, ok := first[k]
+	if !ok {
+		first[k] = clone(got)
+	} else if !slices.EqualFunc(got, want, eq) {
+		t.Errorf("round %d, %s: %+v, want %+v", round, k, got, want)
 	}
 }
 

@@ -58,6 +58,7 @@ type Store struct {
 	// through a listing does not push out the records read one by one.
 	listedClasses recordCache[recordKey, lms.LiveClass] // with sittings
 	listedUsers   recordCache[recordKey, lms.User]      // as listings read them (userListCols)
+	listedCourses recordCache[recordKey, CourseName]
 	counts        recordCache[countKey, int64]
 	// Now is the clock (time.Now when nil): the same one the APIs use,
 	// set from Options.Now.
