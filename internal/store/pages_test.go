@@ -361,10 +361,10 @@ func (w *listWriter) attempt(user int64) int64 {
 	return a.ID
 }
 
-// A page handed back (ReleaseUsers, ReleaseLiveClasses, ReleaseCourseNames) is put together
-// again in the same memory. Every page read after that, from the
-// database or the record cache, with sittings or without, must be what
-// it was the first time.
+// A page handed back (ReleaseUsers, ReleaseLiveClasses,
+// ReleaseCourseNames) is put together again in the same memory. Every
+// page read after that, from the database or the record cache, with
+// sittings or without, must be what it was the first time.
 func TestPagesHandedBackAreListedAlike(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {

@@ -67,8 +67,9 @@ type recordCache[K comparable, V any] struct {
 	pages sync.Pool
 }
 
-// maxPooledPage bounds the slices releasePage keeps: the largest page of
-// any listing (users/list and listclass ask for at most 500).
+// maxPooledPage bounds the slices releasePage keeps: the largest page a
+// listing is asked for (the LMS API's limit is at most 500, listclass's
+// 100).
 const maxPooledPage = 500
 
 // pageSlice returns an empty slice with room for n records: one a caller
@@ -210,8 +211,8 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) (_ []V, held int, err error) {
 	now := s.recordClock()
 	out := c.pageSlice(len(ids))[:len(ids)]
-	var haveBuf [maxPooledPage]bool
-	have := haveBuf[:0]
+	var haveBuf [maxPooledPage]bool // on the stack for any page asked for
+	var have []bool
 	if len(ids) <= len(haveBuf) {
 		have = haveBuf[:len(ids)]
 	} else {
