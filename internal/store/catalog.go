@@ -178,7 +178,8 @@ func (s *Store) ListCourseNames(ctx context.Context, domainID int64, p Page) ([]
 
 // ReleaseCourseNames hands back a page that ListCourseNames returned, once
 // the caller is done with it: a later page is put together in the same
-// memory. Handing pages back is optional.
+// memory. Handing pages back is optional; a page is handed back once at
+// most (twice, two later pages would share it).
 func (s *Store) ReleaseCourseNames(names []CourseName) { s.listedCourses.releasePage(names) }
 
 func courseNameSize(c CourseName) int { return 24 + len(c.Name) }

@@ -411,7 +411,8 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 // ReleaseLiveClasses hands back a page that ListLiveClasses returned,
 // once the caller is done with it and with everything that points into
 // it: a later page is put together in the same memory. Handing pages back
-// is optional.
+// is optional; a page is handed back once at most (twice, two later pages
+// would share it).
 func (s *Store) ReleaseLiveClasses(classes []lms.LiveClass) { s.listedClasses.releasePage(classes) }
 
 func classID(c lms.LiveClass) int64 { return c.ID }

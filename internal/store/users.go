@@ -170,7 +170,9 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 
 // ReleaseUsers hands back a page that ListUsers returned, once the caller
 // is done with it and with everything that points into it: a later page
-// is put together in the same memory. Handing pages back is optional.
+// is put together in the same memory. Handing pages back is optional; a
+// page is handed back once at most (twice, two later pages would share
+// it).
 func (s *Store) ReleaseUsers(users []lms.User) { s.listedUsers.releasePage(users) }
 
 // likeContains compares with a likePattern, the parameter joined to an
