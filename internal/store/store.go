@@ -75,7 +75,8 @@ type Options struct {
 	// Now is the store's clock; nil means time.Now.
 	Now func() time.Time
 	// CacheRecords answers point reads of a user, a course or a live
-	// class, and unfiltered listings' totals, from memory
+	// class, the records of listings' pages (users, classes, course
+	// names), and unfiltered listings' totals, from memory
 	// (recordcache.go). Set it only in a process that
 	// is the only writer of those records: every write through this Store
 	// is seen at once, but another process's (another node's) only after
