@@ -160,11 +160,7 @@ func (s *Store) ListCourseNames(ctx context.Context, domainID int64, p Page) ([]
 	}
 	var out []CourseName
 	scan := func(r *sql.Rows) error {
-		if out == nil {
-			out = s.listedCourses.pageSlice(min(max(p.Limit, 0), maxPooledPage))
-		}
-		out = append(out, CourseName{})
-		c := &out[len(out)-1]
+		c := s.listedCourses.appendRecord(&out, p.Limit)
 		return r.Scan(intDest(&c.ID), &c.Name)
 	}
 	pg := page{table: "courses", domainID: domainID, cols: "id, name", total: total, offset: p.Offset, limit: p.Limit}

@@ -305,10 +305,10 @@ type ClassFilter struct {
 func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilter, p Page) ([]lms.LiveClass, int64, error) {
 	d := s.read()
 	where, args := classMatch(d, "", f), classMatchArgs(domainID, f)
-	// A class is large: room for a page when its first row is read saves
-	// copying the classes as the slice grows. Not before: a page from the
-	// record cache is put together in a slice of its own (cachedPage), and
-	// this one, unused, was a quarter of the bytes a listclass allocated.
+	// A class is large: room for the page (appendRecord, at most 100
+	// classes ahead) saves copying the classes as the slice grows. Made
+	// before the first row, it went unused whenever the page came from
+	// the record cache, a quarter of the bytes a listclass allocated.
 	var classes []lms.LiveClass
 	cols := classCols
 	if f.WithOccurrences {
@@ -316,11 +316,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	}
 	var dest []any
 	scan := func(r *sql.Rows) error {
-		if classes == nil {
-			classes = s.listedClasses.pageSlice(min(max(p.Limit, 0), 100))
-		}
-		classes = append(classes, lms.LiveClass{})
-		dest = classDest(dest, &classes[len(classes)-1], f.WithOccurrences)
+		dest = classDest(dest, s.listedClasses.appendRecord(&classes, min(p.Limit, 100)), f.WithOccurrences)
 		return r.Scan(dest...)
 	}
 	// byID reads the classes of ids, in order of id.

@@ -84,6 +84,20 @@ func (c *recordCache[K, V]) pageSlice(n int) []V {
 	return make([]V, 0, n)
 }
 
+// appendRecord appends a zero record to *page, a page being scanned, and
+// returns it. At the first record it makes room for room records (at
+// most maxPooledPage) with pageSlice: room when the first row is read,
+// not before, as a page from the record cache is put together in a slice
+// of its own (cachedPage).
+func (c *recordCache[K, V]) appendRecord(page *[]V, room int) *V {
+	if *page == nil {
+		*page = c.pageSlice(min(max(room, 0), maxPooledPage))
+	}
+	var zero V
+	*page = append(*page, zero)
+	return &(*page)[len(*page)-1]
+}
+
 // releasePage takes back a page that pageSlice made room for, once its
 // caller is done with it and with everything that points into it. Its
 // records are zeroed first, so that a slice kept for later holds no

@@ -131,17 +131,12 @@ func (s *Store) ListUsers(ctx context.Context, domainID int64, f UserFilter, p P
 		args = append(args, likePattern(f.Email))
 	}
 	d := s.read()
-	// Room for the page when its first row is read, and each row scanned
-	// into its element: growing the slice and copying users into it were
-	// half the bytes a users/list allocated. Not before: a page from the
-	// record cache is put together in a slice of its own (cachedPage).
+	// Each row scanned into its element of a page with room for it
+	// (appendRecord): growing the slice and copying users into it were
+	// half the bytes a users/list allocated.
 	var users []lms.User
 	scan := func(r *sql.Rows) error {
-		if users == nil {
-			users = s.listedUsers.pageSlice(min(max(p.Limit, 0), maxPooledPage))
-		}
-		users = append(users, lms.User{})
-		return scanListedUser(r, &users[len(users)-1])
+		return scanListedUser(r, s.listedUsers.appendRecord(&users, p.Limit))
 	}
 	if f.Name == "" && f.Email == "" {
 		gen := s.gen.Load() // before the page, as for any cached read
