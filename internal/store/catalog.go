@@ -38,6 +38,7 @@ func (s *Store) deleteItem(ctx context.Context, domainID int64, kind string, id 
 		if n, _ := res.RowsAffected(); n == 0 {
 			return itemNotFound(kind, id)
 		}
+		tx.unlist(itemTables[kind], domainID, id)
 		if err := deleteOwned(ctx, tx, domainID, kind, id); err != nil {
 			return err
 		}

@@ -62,7 +62,9 @@ type writeCall struct {
 	state atomic.Int32 // callQueued, callRunning, callAbandoned
 	err   error
 	panic any // a panic of fn, raised again in the caller
-	done  chan struct{}
+	// unlisted holds the listed rows fn deleted (db.unlist).
+	unlisted []listedRow
+	done     chan struct{}
 }
 
 const (
@@ -186,7 +188,11 @@ func (g *groupWriter) group(first *writeCall) {
 		}
 	}
 	if lost == nil {
-		if err := t.Commit(); err != nil {
+		var unlisted []listedRow
+		for _, c := range ok {
+			unlisted = append(unlisted, c.unlisted...)
+		}
+		if err := g.s.commitUnlisting(t, unlisted); err != nil {
 			lost = mapErr(fmt.Errorf("commit: %w", err))
 		}
 	} else {
@@ -229,7 +235,11 @@ func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) e
 	if _, err := t.ExecContext(ctx, sqlSavepoint); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
+	d.unlisted = &c.unlisted
 	c.err, c.panic = runCall(d, c.fn)
+	if c.err != nil || c.panic != nil {
+		c.unlisted = nil // rolled back below
+	}
 	if c.err == nil && c.panic == nil {
 		if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)

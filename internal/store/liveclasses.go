@@ -517,6 +517,7 @@ func (s *Store) DeleteLiveClass(ctx context.Context, domainID, id int64) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return lms.NotFoundf("live class %d not found", id)
 		}
+		tx.unlist("live_classes", domainID, id)
 		if err := deleteOwned(ctx, tx, domainID, lms.KindClass, id); err != nil {
 			return err
 		}

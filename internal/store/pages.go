@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 )
 
 // Listing totals and deep pages.
@@ -189,34 +186,31 @@ func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) err
 // reads rows: there the aggregate ran fewer pages a second.
 func pageIDs(ctx context.Context, d db, p page) ([]int64, error) {
 	p.cols = "id"
+	q, args, ok := p.query()
+	if !ok {
+		return nil, nil
+	}
+	return queryIDs(ctx, d, q, args, nil)
+}
+
+// queryIDs appends to ids the ids q (with args) selects, in one column,
+// ascending: as one value on SQLite (pageIDs), as rows on PostgreSQL.
+func queryIDs(ctx context.Context, d db, q string, args []any, ids []int64) ([]int64, error) {
 	if d.pg {
-		var ids []int64
-		err := listPage(ctx, d, p, func(r *sql.Rows) error {
+		err := scanRows(ctx, d, q, args, func(r *sql.Rows) error {
 			ids = append(ids, 0)
 			return r.Scan(&ids[len(ids)-1])
 		})
 		return ids, err
 	}
-	q, args, ok := p.query()
-	if !ok {
-		return nil, nil
-	}
 	var s sql.NullString
 	if err := d.queryRow(ctx, "SELECT string_agg(id, ',') FROM ("+q+") AS page", args...).Scan(&s); err != nil {
 		return nil, err
 	}
-	if s.String == "" {
-		return nil, nil
+	ids, err := appendIDs(ids, s.String)
+	if err != nil {
+		return nil, fmt.Errorf("store: ids %q: %w", s.String, err)
 	}
-	ids := make([]int64, 0, min(max(p.limit, 0), 500))
-	for f := range strings.SplitSeq(s.String, ",") {
-		id, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("store: a page's ids %q: %w", s.String, err)
-		}
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	return ids, nil
 }
 

@@ -309,7 +309,10 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 		}
 		return rows(), err
 	}
-	ids, err := pageIDs(ctx, d, p)
+	ids, indexed, err := s.listedIDs(ctx, d, p, gen)
+	if err == nil && !indexed {
+		ids, err = pageIDs(ctx, d, p)
+	}
 	if err != nil || len(ids) == 0 {
 		return rows(), err
 	}

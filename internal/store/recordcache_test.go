@@ -186,21 +186,28 @@ func TestRecordCacheSeesEveryWrite(t *testing.T) {
 
 // Another process's write is not seen by the generation: the cache keeps
 // serving what it read for RecordCacheTTL, and no longer.
-func TestRecordCacheTrustsOtherWritersForTTL(t *testing.T) {
-	ctx := context.Background()
+// serverAndCommand opens two stores on one SQLite file, as a server
+// (records cached) and a `lectern` command beside it would.
+func serverAndCommand(t *testing.T) (server, command *store.Store) {
+	t.Helper()
 	dir := t.TempDir()
 	open := func(cache bool) *store.Store {
-		st, err := store.Open(ctx, store.Options{DatabaseURL: "sqlite:" + filepath.Join(dir, "lectern.db"), CacheRecords: cache})
+		st, err := store.Open(context.Background(), store.Options{DatabaseURL: "sqlite:" + filepath.Join(dir, "lectern.db"), CacheRecords: cache})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		if _, err := st.Migrate(ctx); err != nil {
+		if _, err := st.Migrate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return st
 	}
-	server, command := open(true), open(false)
+	return open(true), open(false)
+}
+
+func TestRecordCacheTrustsOtherWritersForTTL(t *testing.T) {
+	ctx := context.Background()
+	server, command := serverAndCommand(t)
 	// The title indexer's first pass, run in the background after Open,
 	// is a write of the server's own: it would make the record stale at
 	// any moment (a few runs in a hundred under load). Stopped here.

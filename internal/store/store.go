@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,15 @@ type Store struct {
 	// titles keeps the SQLite title index behind the table
 	// (titleindex.go); nil on PostgreSQL.
 	titles *titleIndexer
+	// ids holds the ids of unfiltered listings (idindex.go); idsMu
+	// guards the map.
+	idsMu sync.RWMutex
+	ids   map[idsKey]*idIndex
+	// unlisting is held by a commit that deletes listed rows until their
+	// ids are out of ids, and read-held by a check of ids against the
+	// database (idindex.go); unlistings counts those commits.
+	unlisting  sync.RWMutex
+	unlistings atomic.Int64
 	// keys remembers verified API keys for KeyCacheTTL (keycache.go).
 	keys keyCache
 	// gen moves on after each write transaction of this Store commits
@@ -76,8 +86,8 @@ type Options struct {
 	Now func() time.Time
 	// CacheRecords answers point reads of a user, a course or a live
 	// class, the records of listings' pages (users, classes, course
-	// names), and unfiltered listings' totals, from memory
-	// (recordcache.go). Set it only in a process that
+	// names), and unfiltered listings' totals and ids, from memory
+	// (recordcache.go, idindex.go). Set it only in a process that
 	// is the only writer of those records: every write through this Store
 	// is seen at once, but another process's (another node's) only after
 	// RecordCacheTTL. The server sets it unless it is a cluster node.
@@ -236,6 +246,10 @@ type db struct {
 	// A read of SQLite is a page or a few rows and ends in milliseconds; a
 	// context that ended before the statement still stops it.
 	uninterrupted bool
+	// unlisted collects, in a write transaction, the rows of unfiltered
+	// listings it deleted, to take out of the ids held in memory when it
+	// commits (idindex.go).
+	unlisted *[]listedRow
 }
 
 // now is the store's clock (see Store.now).
@@ -333,12 +347,15 @@ func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(s.on(t)); err != nil {
+	var unlisted []listedRow
+	d := s.on(t)
+	d.unlisted = &unlisted
+	if err := fn(d); err != nil {
 		t.Rollback()
 		return err
 	}
 	defer s.wrote()
-	if err := t.Commit(); err != nil {
+	if err := s.commitUnlisting(t, unlisted); err != nil {
 		return mapErr(fmt.Errorf("commit: %w", err))
 	}
 	return nil

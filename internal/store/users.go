@@ -106,6 +106,7 @@ func (s *Store) DeleteUserByEmail(ctx context.Context, domainID int64, email str
 		if _, err = tx.exec(ctx, "DELETE FROM users WHERE domain_id = ? AND id = ?", domainID, u.ID); err != nil {
 			return err
 		}
+		tx.unlist("users", domainID, u.ID)
 		return emit(ctx, tx, domainID, event.UserDeletedEvent(u))
 	})
 	return u, err

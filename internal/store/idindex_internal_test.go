@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/lms"
+)
+
+// The ids kept in blocks give back every page as the ids themselves would,
+// whatever the gaps between them (one byte to ten as uvarints), appended
+// one at a time or many, and after ids are removed from anywhere.
+func TestIDIndexPages(t *testing.T) {
+	seq := func(n int, gap func(i int) int64) []int64 {
+		ids := make([]int64, n)
+		id := int64(1)
+		for i := range ids {
+			id += gap(i)
+			ids[i] = id
+		}
+		return ids
+	}
+	cases := map[string][]int64{
+		"none":   nil,
+		"one":    {7},
+		"dense":  seq(1000, func(int) int64 { return 1 }),
+		"spread": seq(700, func(i int) int64 { return int64(1 + i%3*40000) }),
+		"wide":   seq(600, func(i int) int64 { return int64(1 + i%5*(1<<20)) }),
+		"huge":   seq(300, func(i int) int64 { return int64(1 + i%7*(1<<33)) }),
+		"mixed":  seq(900, func(i int) int64 { return []int64{1, 2, 70000, 1, 1 << 34, 5}[i%6] }),
+	}
+	for name, ids := range cases {
+		for _, chunk := range []int{1, 3, 256, 10000} {
+			var x idIndex
+			for from := 0; from < len(ids); from += chunk {
+				x.appendIDs(ids[from:min(from+chunk, len(ids))])
+			}
+			checkIndexPages(t, fmt.Sprintf("%s by %d", name, chunk), &x, ids)
+			// Removed: the first, the last, every seventh, and ids it
+			// does not hold.
+			kept := slices.Clone(ids)
+			for i := len(ids) - 1; i >= 0; i-- {
+				if i == 0 || i == len(ids)-1 || i%7 == 3 {
+					x.remove(ids[i])
+					kept = slices.Delete(kept, i, i+1)
+				}
+				x.remove(ids[i] + 1<<40)
+			}
+			x.remove(-1)
+			checkIndexPages(t, fmt.Sprintf("%s by %d, some removed", name, chunk), &x, kept)
+		}
+	}
+}
+
+func checkIndexPages(t *testing.T, name string, x *idIndex, ids []int64) {
+	t.Helper()
+	if x.n != len(ids) || len(ids) > 0 && x.max != ids[len(ids)-1] {
+		t.Fatalf("%s: %d ids up to %d, want %d", name, x.n, x.max, len(ids))
+	}
+	for _, lim := range []int{1, 10, 50, 257, 2000} {
+		for off := 0; off <= len(ids)+1; off += 1 + off/7 {
+			var want []int64
+			if off < len(ids) {
+				want = ids[off:min(off+lim, len(ids))]
+			}
+			if got := x.page(off, lim); !slices.Equal(got, want) {
+				t.Fatalf("%s: offset %d limit %d: got %v, want %v", name, off, lim, short(got), short(want))
+			}
+		}
+	}
+}
+
+// Ids close together take a byte each, so that a million classes fit in
+// about 1.2 MB.
+func TestIDIndexSmallWhenClose(t *testing.T) {
+	var x idIndex
+	for id := int64(1); id <= 100000; id += 3 {
+		x.appendIDs([]int64{id})
+	}
+	bytes := 0
+	for _, b := range x.blocks {
+		bytes += cap(b.deltas)
+	}
+	if bytes != len(x.blocks)*idBlockLen {
+		t.Fatalf("%d ids in %d bytes of distances, want a byte an id", x.n, bytes)
+	}
+	if want := (x.n + idBlockLen - 1) / idBlockLen; len(x.blocks) != want {
+		t.Fatalf("%d blocks, want %d", len(x.blocks), want)
+	}
+}
+
+func short(ids []int64) string {
+	if len(ids) > 6 {
+		return fmt.Sprintf("%v...%v (%d)", ids[:3], ids[len(ids)-3:], len(ids))
+	}
+	return fmt.Sprint(ids)
+}
+
+// Past maxHeldIDs, the ids of the listing read least recently are dropped
+// when another listing is first read, and its pages are still right
+// afterwards (read again from the database).
+func TestHeldIDsBounded(t *testing.T) {
+	ctx := context.Background()
+	st := openSQLiteStore(t)
+	st.cacheRecords = true
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.recordClock = func() time.Time { return now }
+	defer func(n int) { maxHeldIDs = n }(maxHeldIDs)
+	maxHeldIDs = 25
+	users := map[int64][]int64{}
+	var domains []int64
+	for i := range 3 {
+		d, _, err := st.CreateDomain(ctx, fmt.Sprint(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains = append(domains, d.ID)
+		for j := range 10 {
+			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", i, j)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			users[d.ID] = append(users[d.ID], u.ID)
+		}
+	}
+	list := func(domainID int64) {
+		t.Helper()
+		// A page is read through the ids from its third read on
+		// (pagesByID).
+		for range 3 {
+			us, _, err := st.ListUsers(ctx, domainID, UserFilter{}, Page{Offset: 3, Limit: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, u := range us {
+				got = append(got, u.ID)
+			}
+			if want := users[domainID][3:7]; !slices.Equal(got, want) {
+				t.Fatalf("domain %d: page %v, want %v", domainID, got, want)
+			}
+		}
+	}
+	held := func() []int64 {
+		st.idsMu.RLock()
+		defer st.idsMu.RUnlock()
+		var ids []int64
+		for k, x := range st.ids {
+			if x.n > 0 {
+				ids = append(ids, k.domainID)
+			}
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	list(domains[0])
+	now = now.Add(2 * time.Second)
+	list(domains[1])
+	if got := held(); !slices.Equal(got, domains[:2]) {
+		t.Fatalf("held %v, want %v", got, domains[:2])
+	}
+	now = now.Add(2 * time.Second)
+	list(domains[0]) // now the most recent
+	now = now.Add(2 * time.Second)
+	list(domains[2]) // 30 held: the least recent, domain 1, goes
+	if got, want := held(), []int64{domains[0], domains[2]}; !slices.Equal(got, want) {
+		t.Fatalf("held %v, want %v", got, want)
+	}
+	now = now.Add(2 * time.Second)
+	list(domains[1])
+}

@@ -1,0 +1,234 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/apitest"
+	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
+)
+
+// userPages reads every page of domainID's users at limit lim and checks
+// them against want (checkPages).
+func userPages(t *testing.T, st *store.Store, domainID int64, name string, want []int64) {
+	t.Helper()
+	checkPages(t, name, want, func(off, lim int) ([]int64, int64, error) {
+		us, total, err := st.ListUsers(context.Background(), domainID, store.UserFilter{}, store.Page{Offset: off, Limit: lim})
+		return idsOf(us, func(u lms.User) int64 { return u.ID }), total, err
+	})
+}
+
+// The pages of an unfiltered listing, whose ids come from memory
+// (idindex.go), follow every write: users created (the ids above the
+// largest held), deleted first, in the middle and last (the ids read
+// again), created after a deletion (the count unchanged by the pair),
+// and another domain's users never show.
+func TestListedIDsFollowWrites(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, other := twoDomains(t, st)
+			var ids []int64
+			n := 0
+			create := func(domainID int64) int64 {
+				t.Helper()
+				n++
+				u, err := st.CreateUser(ctx, domainID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d@example.com", n)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return u.ID
+			}
+			remove := func(i int) {
+				t.Helper()
+				u, err := st.User(ctx, d.ID, ids[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.DeleteUserByEmail(ctx, d.ID, u.Email); err != nil {
+					t.Fatal(err)
+				}
+				ids = slices.Delete(ids, i, i+1)
+			}
+			userPages(t, st, d.ID, "empty", ids)
+			for range 12 {
+				ids = append(ids, create(d.ID))
+				create(other.ID)
+			}
+			userPages(t, st, d.ID, "created", ids)
+			ids = append(ids, create(d.ID), create(d.ID))
+			userPages(t, st, d.ID, "two more", ids)
+			remove(0)
+			userPages(t, st, d.ID, "first deleted", ids)
+			remove(5)
+			remove(len(ids) - 1)
+			userPages(t, st, d.ID, "middle and last deleted", ids)
+			remove(3)
+			ids = append(ids, create(d.ID))
+			userPages(t, st, d.ID, "one deleted, one created", ids)
+			create(other.ID)
+			userPages(t, st, d.ID, "the other domain written", ids)
+		})
+	}
+}
+
+// Readers racing writers never miss a user whose creation was
+// acknowledged before their read began, nor list one whose deletion was.
+func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, _, err := st.CreateDomain(ctx, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			// Acknowledged: the users created to stay, and those deleted.
+			created, deleted := map[int64]bool{}, map[int64]bool{}
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						mu.Lock()
+						mustHave, mustNot := clone(created), clone(deleted)
+						mu.Unlock()
+						us, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Limit: 500})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						listed := map[int64]bool{}
+						for _, u := range us {
+							listed[u.ID] = true
+							if mustNot[u.ID] {
+								t.Errorf("user %d listed after its deletion was acknowledged", u.ID)
+								return
+							}
+						}
+						for id := range mustHave {
+							if !listed[id] {
+								t.Errorf("user %d missing after its creation was acknowledged", id)
+								return
+							}
+						}
+					}
+				}()
+			}
+			var writers sync.WaitGroup
+			for w := range 4 {
+				writers.Add(1)
+				go func() {
+					defer writers.Done()
+					for i := range 40 {
+						email := fmt.Sprintf("w%d-%d@example.com", w, i)
+						u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "W", Username: "w", Email: email})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if i%3 != 0 { // kept: listed from now on
+							mu.Lock()
+							created[u.ID] = true
+							mu.Unlock()
+							continue
+						}
+						if _, err := st.DeleteUserByEmail(ctx, d.ID, email); err != nil {
+							t.Error(err)
+							return
+						}
+						mu.Lock()
+						deleted[u.ID] = true
+						mu.Unlock()
+					}
+				}()
+			}
+			writers.Wait()
+			close(stop)
+			wg.Wait()
+			var want []int64
+			for id := range created {
+				want = append(want, id)
+			}
+			slices.Sort(want)
+			userPages(t, st, d.ID, "after the writes", want)
+		})
+	}
+}
+
+func clone(m map[int64]bool) map[int64]bool {
+	c := make(map[int64]bool, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Another process's creations and deletions (a `lectern` command) show in
+// the server's pages once RecordCacheTTL has passed, as its records do.
+func TestListedIDsSeeOtherProcesses(t *testing.T) {
+	ctx := context.Background()
+	server, command := serverAndCommand(t)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	server.SetRecordClock(func() time.Time { return now })
+	d, _, err := server.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for i := range 9 {
+		u, err := server.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d@example.com", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, u.ID)
+	}
+	userPages(t, server, d.ID, "the server's own", ids)
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"created by the command", func() {
+			u, err := command.CreateUser(ctx, d.ID, lms.User{Name: "C", Username: "c", Email: "c1@example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, u.ID)
+		}},
+		{"deleted by the command", func() {
+			if _, err := command.DeleteUserByEmail(ctx, d.ID, "u4@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			ids = slices.Delete(ids, 4, 5)
+		}},
+		{"one deleted and one created by the command", func() {
+			if _, err := command.DeleteUserByEmail(ctx, d.ID, "u0@example.com"); err != nil {
+				t.Fatal(err)
+			}
+			u, err := command.CreateUser(ctx, d.ID, lms.User{Name: "C", Username: "c", Email: "c2@example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids[1:], u.ID)
+		}},
+	}
+	for _, s := range steps {
+		s.do()
+		now = now.Add(store.RecordCacheTTL)
+		userPages(t, server, d.ID, s.name, ids)
+	}
+}
