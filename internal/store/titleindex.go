@@ -281,7 +281,18 @@ func (s *Store) resumeTitleIndex(ctx context.Context) error {
 // indexTitles adds up to limit classes above indexed_upto to the title
 // index, in id order, and moves indexed_upto past them, in one write
 // transaction. more reports that it indexed limit rows: there may be more.
+// With no class above indexed_upto it writes nothing: an empty write would
+// still move the store's generation and so empty the record cache (the
+// pass run at every start, resumeTitleIndex, is usually such).
 func (s *Store) indexTitles(ctx context.Context, limit int) (more bool, err error) {
+	var behind bool
+	if err := s.read().queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM live_classes
+		WHERE id > (SELECT indexed_upto FROM live_classes_title_state))`).Scan(&behind); err != nil {
+		return false, err
+	}
+	if !behind {
+		return false, nil
+	}
 	err = s.tx(ctx, func(tx db) error {
 		var from int64
 		if err := tx.queryRow(ctx, "SELECT indexed_upto FROM live_classes_title_state").Scan(&from); err != nil {
