@@ -27,6 +27,7 @@ func TestIDIndexPages(t *testing.T) {
 		"none":   nil,
 		"one":    {7},
 		"dense":  seq(1000, func(int) int64 { return 1 }),
+		"gappy":  seq(1500, func(i int) int64 { return int64(1 + i%4*(i%11)) }),
 		"spread": seq(700, func(i int) int64 { return int64(1 + i%3*40000) }),
 		"wide":   seq(600, func(i int) int64 { return int64(1 + i%5*(1<<20)) }),
 		"huge":   seq(300, func(i int) int64 { return int64(1 + i%7*(1<<33)) }),
@@ -73,22 +74,46 @@ func checkIndexPages(t *testing.T, name string, x *idIndex, ids []int64) {
 	}
 }
 
-// Ids close together take a byte each, so that a million classes fit in
-// about 1.2 MB.
+// A full block takes a byte an id for ids less than 128 apart, and a bit
+// an id, or a byte for every eight the ids span, when that is fewer:
+// 1,000,000 ids in a row take about 125 KB besides the blocks themselves.
 func TestIDIndexSmallWhenClose(t *testing.T) {
+	for _, gap := range []int64{1, 3, 7, 8, 100} {
+		var x idIndex
+		for id := int64(1); id <= 100000*gap; id += gap {
+			x.appendIDs([]int64{id})
+		}
+		// A full block spans 255 gaps: a bitmap of 255*gap/8+1 bytes, or
+		// 255 one-byte distances.
+		want := min(int(255*gap/8+1), 255)
+		for i, b := range x.blocks[:len(x.blocks)-1] {
+			if b.n != idBlockLen || len(b.data) != want || cap(b.data) > max(want, idBlockLen) {
+				t.Fatalf("gap %d: block %d holds %d ids in %d bytes (capacity %d), want %d in %d",
+					gap, i, b.n, len(b.data), cap(b.data), idBlockLen, want)
+			}
+		}
+		if want := (x.n + idBlockLen - 1) / idBlockLen; len(x.blocks) != want {
+			t.Fatalf("gap %d: %d blocks, want %d", gap, len(x.blocks), want)
+		}
+	}
+}
+
+// Rows created and deleted again and again at the end of a listing reuse
+// its last block rather than leaving a block each behind.
+func TestIDIndexChurnKeepsBlocks(t *testing.T) {
 	var x idIndex
-	for id := int64(1); id <= 100000; id += 3 {
+	id := int64(0)
+	for range idBlockLen + 10 {
+		id++
 		x.appendIDs([]int64{id})
 	}
-	bytes := 0
-	for _, b := range x.blocks {
-		bytes += cap(b.deltas)
+	for range 1000 { // a row created, the one before deleted
+		id++
+		x.appendIDs([]int64{id})
+		x.remove(id - 1)
 	}
-	if bytes != len(x.blocks)*idBlockLen {
-		t.Fatalf("%d ids in %d bytes of distances, want a byte an id", x.n, bytes)
-	}
-	if want := (x.n + idBlockLen - 1) / idBlockLen; len(x.blocks) != want {
-		t.Fatalf("%d blocks, want %d", len(x.blocks), want)
+	if len(x.blocks) != 2 || x.n != idBlockLen+10 {
+		t.Fatalf("%d blocks holding %d ids, want 2 holding %d", len(x.blocks), x.n, idBlockLen+10)
 	}
 }
 
