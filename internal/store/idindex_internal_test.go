@@ -169,18 +169,7 @@ func TestHeldIDsBounded(t *testing.T) {
 			}
 		}
 	}
-	held := func() []int64 {
-		st.idsMu.RLock()
-		defer st.idsMu.RUnlock()
-		var ids []int64
-		for k, x := range st.ids {
-			if x.n > 0 {
-				ids = append(ids, k.domainID)
-			}
-		}
-		slices.Sort(ids)
-		return ids
-	}
+	held := func() []int64 { return heldDomains(st) }
 	list(domains[0])
 	now = now.Add(2 * time.Second)
 	list(domains[1])
@@ -196,4 +185,69 @@ func TestHeldIDsBounded(t *testing.T) {
 	}
 	now = now.Add(2 * time.Second)
 	list(domains[1])
+}
+
+// heldDomains returns the domains whose ids st holds, ascending.
+func heldDomains(st *Store) []int64 {
+	st.idsMu.RLock()
+	defer st.idsMu.RUnlock()
+	var ids []int64
+	for k, x := range st.ids {
+		if x.n > 0 {
+			ids = append(ids, k.domainID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A deep page is read through the ids in memory from its first read, its
+// records not being in memory; a page near either end of the listing is
+// read directly, holding no ids.
+func TestDeepPagesThroughTheIDs(t *testing.T) {
+	ctx := context.Background()
+	st := openSQLiteStore(t)
+	st.cacheRecords = true
+	defer func(n int64) { directPageOffset = n }(directPageOffset)
+	directPageOffset = 4
+	users := map[int64][]int64{}
+	var domains []int64
+	for i := range 2 {
+		d, _, err := st.CreateDomain(ctx, fmt.Sprint(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains = append(domains, d.ID)
+		for j := range 20 {
+			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", i, j)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			users[d.ID] = append(users[d.ID], u.ID)
+		}
+	}
+	read := func(domainID int64, offset int) {
+		t.Helper()
+		us, _, err := st.ListUsers(ctx, domainID, UserFilter{}, Page{Offset: offset, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, u := range us {
+			got = append(got, u.ID)
+		}
+		if want := users[domainID][offset:min(offset+3, 20)]; !slices.Equal(got, want) {
+			t.Fatalf("domain %d offset %d: page %v, want %v", domainID, offset, got, want)
+		}
+	}
+	read(domains[0], 0)
+	read(domains[0], 17) // 3 from the end
+	if got := heldDomains(st); len(got) != 0 {
+		t.Fatalf("after pages near the ends: ids held for %v, want none", got)
+	}
+	read(domains[1], 8)
+	if got, want := heldDomains(st), domains[1:]; !slices.Equal(got, want) {
+		t.Fatalf("after a deep page: ids held for %v, want %v", got, want)
+	}
+	read(domains[1], 12)
 }

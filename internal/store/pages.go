@@ -163,6 +163,12 @@ func (p page) query() (q string, args []any, ok bool) {
 	return q, args, true
 }
 
+// deep reports whether reading p steps over many rows (page.query): it
+// lies at least directPageOffset rows from either end of the matches.
+func (p page) deep() bool {
+	return int64(p.offset) >= directPageOffset && p.total-int64(p.offset) >= directPageOffset
+}
+
 // listPage reads a page with query, passing each row to scan.
 func listPage(ctx context.Context, d db, p page, scan func(*sql.Rows) error) error {
 	q, args, ok := p.query()

@@ -294,7 +294,8 @@ func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs 
 
 // cachedListPage reads page p through c, the cache of a listing's records:
 // as its ids and the records in memory (cachedPage) when c likely holds
-// most of them (pagesByID), else directly, keeping what it read
+// most of them (pagesByID), or when the page is deep and its ids come
+// from memory (listedIDs); else directly, keeping what it read
 // (keepPage). scan appends a row of p.cols to the caller's slice, which
 // rows returns; records not in memory are read as the rows of p's filter
 // between the first and last missing id, a range of the index (an IN list
@@ -302,15 +303,25 @@ func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs 
 // before the page's total.
 func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[recordKey, V], p page, gen uint64,
 	size func(V) int, idOf func(V) int64, scan func(*sql.Rows) error, rows func() []V) ([]V, error) {
-	if !c.pagesByID(gen) {
+	direct := func() ([]V, error) {
 		err := listPage(ctx, d, p, scan)
 		if err == nil {
 			keepPage(s, c, p.domainID, rows(), gen, size, idOf)
 		}
 		return rows(), err
 	}
+	byID := c.pagesByID(gen)
+	if !byID && !p.deep() {
+		return direct()
+	}
+	// A deep page goes through the ids in memory even when its records
+	// are not (a crawl through a long listing): its rows are then read as
+	// a range of ids rather than by stepping over every row before it.
 	ids, indexed, err := s.listedIDs(ctx, d, p, gen)
 	if err == nil && !indexed {
+		if !byID {
+			return direct()
+		}
 		ids, err = pageIDs(ctx, d, p)
 	}
 	if err != nil || len(ids) == 0 {

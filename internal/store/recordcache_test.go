@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -315,104 +316,109 @@ func TestRecordCacheNeverOlderThanAnAcknowledgedWrite(t *testing.T) {
 // write that one of them no longer matches.
 func TestClassPagesThroughTheCache(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := apitest.OpenStore(t, b)
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			var ids []int64
-			for i := range 25 {
-				c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class " + strconv.Itoa(i), Date: "2030-01-02",
-					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: i % 3 % 2,
-					Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}, {Start: start.AddDate(0, 0, i), End: start.AddDate(0, 0, i).Add(time.Hour)}}})
+		// With directPageOffset 4 most pages are deep, and read through
+		// the ids in memory at their first read (cachedListPage).
+		for _, direct := range []int64{256, 4} {
+			t.Run(fmt.Sprintf("%s/direct-%d", b.Name, direct), func(t *testing.T) {
+				store.SetDirectPageOffset(t, direct)
+				ctx := context.Background()
+				st := apitest.OpenStore(t, b)
+				d, _, err := st.CreateDomain(ctx, "A")
 				if err != nil {
 					t.Fatal(err)
 				}
-				ids = append(ids, c.ID)
-			}
-			type listing struct {
-				f store.ClassFilter
-				p store.Page
-			}
-			var listings []listing
-			for _, f := range []store.ClassFilter{{}, {PublishedOnly: true}, {Search: "ss 1"}, {Search: "ss 1", PublishedOnly: true}} {
-				f.WithOccurrences = true
-				for _, off := range []int{0, 5, 10, 20, 24, 30} {
-					listings = append(listings, listing{f, store.Page{Offset: off, Limit: 10}})
+				start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+				var ids []int64
+				for i := range 25 {
+					c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class " + strconv.Itoa(i), Date: "2030-01-02",
+						StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: i % 3 % 2,
+						Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}, {Start: start.AddDate(0, 0, i), End: start.AddDate(0, 0, i).Add(time.Hour)}}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids = append(ids, c.ID)
 				}
-			}
-			list := func(l listing) ([]lms.LiveClass, int64) {
-				t.Helper()
-				page, total, err := st.ListLiveClasses(ctx, d.ID, l.f, l.p)
-				if err != nil {
-					t.Fatal(err)
+				type listing struct {
+					f store.ClassFilter
+					p store.Page
 				}
-				return page, total
-			}
-			// compare reads every listing with the cache off, then three
-			// times with it on, and wants the same pages. The last pages
-			// come first: after a write, the pages of the classes written
-			// are then read when others have been kept at the new
-			// generation, the cache holding them as they were before.
-			compare := func(when string) {
-				t.Helper()
-				for _, l := range slices.Backward(listings) {
-					st.SetCacheRecords(false)
-					want, wantTotal := list(l)
-					st.SetCacheRecords(true)
-					for i := range 3 { // the third from memory
-						if got, total := list(l); total != wantTotal || !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s, %+v, read %d: %d classes of %d through the cache, %d of %d from the database:\n%+v\n%+v",
-								when, l, i, len(got), total, len(want), wantTotal, got, want)
+				var listings []listing
+				for _, f := range []store.ClassFilter{{}, {PublishedOnly: true}, {Search: "ss 1"}, {Search: "ss 1", PublishedOnly: true}} {
+					f.WithOccurrences = true
+					for _, off := range []int{0, 5, 10, 20, 24, 30} {
+						listings = append(listings, listing{f, store.Page{Offset: off, Limit: 10}})
+					}
+				}
+				list := func(l listing) ([]lms.LiveClass, int64) {
+					t.Helper()
+					page, total, err := st.ListLiveClasses(ctx, d.ID, l.f, l.p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return page, total
+				}
+				// compare reads every listing with the cache off, then three
+				// times with it on, and wants the same pages. The last pages
+				// come first: after a write, the pages of the classes written
+				// are then read when others have been kept at the new
+				// generation, the cache holding them as they were before.
+				compare := func(when string) {
+					t.Helper()
+					for _, l := range slices.Backward(listings) {
+						st.SetCacheRecords(false)
+						want, wantTotal := list(l)
+						st.SetCacheRecords(true)
+						for i := range 3 { // the third from memory
+							if got, total := list(l); total != wantTotal || !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s, %+v, read %d: %d classes of %d through the cache, %d of %d from the database:\n%+v\n%+v",
+									when, l, i, len(got), total, len(want), wantTotal, got, want)
+							}
 						}
 					}
 				}
-			}
-			// Some classes in memory before any page.
-			for _, id := range ids[3:8] {
-				if _, err := st.LiveClass(ctx, d.ID, id); err != nil {
-					t.Fatal(err)
+				// Some classes in memory before any page.
+				for _, id := range ids[3:8] {
+					if _, err := st.LiveClass(ctx, d.ID, id); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			compare("at first")
+				compare("at first")
 
-			// A write to a class the cache holds; then a point read keeps
-			// another class at the new generation, so the cache may hold
-			// some of a page and the edited class must be read again.
-			for _, edit := range []struct {
-				name string
-				f    func(c *lms.LiveClass)
-			}{
-				{"a new title", func(c *lms.LiveClass) { c.Title = "Renamed" }},
-				{"unpublished", func(c *lms.LiveClass) { c.Published = 0 }},
-				{"published", func(c *lms.LiveClass) { c.Published = 1 }},
-			} {
-				if _, err := st.EditLiveClass(ctx, d.ID, ids[4], func(c *lms.LiveClass) ([]lms.Occurrence, error) {
-					edit.f(c)
-					return nil, nil
-				}); err != nil {
+				// A write to a class the cache holds; then a point read keeps
+				// another class at the new generation, so the cache may hold
+				// some of a page and the edited class must be read again.
+				for _, edit := range []struct {
+					name string
+					f    func(c *lms.LiveClass)
+				}{
+					{"a new title", func(c *lms.LiveClass) { c.Title = "Renamed" }},
+					{"unpublished", func(c *lms.LiveClass) { c.Published = 0 }},
+					{"published", func(c *lms.LiveClass) { c.Published = 1 }},
+				} {
+					if _, err := st.EditLiveClass(ctx, d.ID, ids[4], func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+						edit.f(c)
+						return nil, nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := st.LiveClass(ctx, d.ID, ids[20]); err != nil {
+						t.Fatal(err)
+					}
+					compare("after " + edit.name)
+				}
+				if err := st.SetSittingsCancelled(ctx, d.ID, ids[6], 2, true); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := st.LiveClass(ctx, d.ID, ids[20]); err != nil {
 					t.Fatal(err)
 				}
-				compare("after " + edit.name)
-			}
-			if err := st.SetSittingsCancelled(ctx, d.ID, ids[6], 2, true); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := st.LiveClass(ctx, d.ID, ids[20]); err != nil {
-				t.Fatal(err)
-			}
-			compare("after a sitting cancelled")
-			if err := st.DeleteLiveClass(ctx, d.ID, ids[5]); err != nil {
-				t.Fatal(err)
-			}
-			compare("after a delete")
-		})
+				compare("after a sitting cancelled")
+				if err := st.DeleteLiveClass(ctx, d.ID, ids[5]); err != nil {
+					t.Fatal(err)
+				}
+				compare("after a delete")
+			})
+		}
 	}
 }
 
@@ -421,61 +427,66 @@ func TestClassPagesThroughTheCache(t *testing.T) {
 // beside another.
 func TestUserPagesThroughTheCache(t *testing.T) {
 	for _, b := range apitest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := apitest.OpenStore(t, b)
-			var domains [2]int64
-			for i := range domains {
-				d, _, err := st.CreateDomain(ctx, "D"+strconv.Itoa(i))
-				if err != nil {
-					t.Fatal(err)
+		// With directPageOffset 4 most pages are deep, and read through
+		// the ids in memory at their first read (cachedListPage).
+		for _, direct := range []int64{256, 4} {
+			t.Run(fmt.Sprintf("%s/direct-%d", b.Name, direct), func(t *testing.T) {
+				store.SetDirectPageOffset(t, direct)
+				ctx := context.Background()
+				st := apitest.OpenStore(t, b)
+				var domains [2]int64
+				for i := range domains {
+					d, _, err := st.CreateDomain(ctx, "D"+strconv.Itoa(i))
+					if err != nil {
+						t.Fatal(err)
+					}
+					domains[i] = d.ID
 				}
-				domains[i] = d.ID
-			}
-			add := func(domainID int64, name string) {
-				t.Helper()
-				if _, err := st.CreateUser(ctx, domainID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
-					t.Fatal(err)
+				add := func(domainID int64, name string) {
+					t.Helper()
+					if _, err := st.CreateUser(ctx, domainID, lms.User{Name: name, Username: name, Email: name + "@example.com"}); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			for i := range 30 {
-				for _, d := range domains {
-					add(d, "u"+strconv.Itoa(i))
+				for i := range 30 {
+					for _, d := range domains {
+						add(d, "u"+strconv.Itoa(i))
+					}
 				}
-			}
-			compare := func(when string) {
-				t.Helper()
-				for _, d := range domains {
-					for _, off := range []int{0, 5, 10, 25, 29, 40} {
-						p := store.Page{Offset: off, Limit: 10}
-						st.SetCacheRecords(false)
-						want, wantTotal, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
-						if err != nil {
-							t.Fatal(err)
-						}
-						st.SetCacheRecords(true)
-						for i := range 3 { // the third from memory
-							got, total, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
-							if err != nil || total != wantTotal || !reflect.DeepEqual(got, want) {
-								t.Fatalf("%s, domain %d, %+v, read %d: %+v of %d (%v) through the cache, %+v of %d from the database",
-									when, d, p, i, got, total, err, want, wantTotal)
+				compare := func(when string) {
+					t.Helper()
+					for _, d := range domains {
+						for _, off := range []int{0, 5, 10, 25, 29, 40} {
+							p := store.Page{Offset: off, Limit: 10}
+							st.SetCacheRecords(false)
+							want, wantTotal, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
+							if err != nil {
+								t.Fatal(err)
+							}
+							st.SetCacheRecords(true)
+							for i := range 3 { // the third from memory
+								got, total, err := st.ListUsers(ctx, d, store.UserFilter{}, p)
+								if err != nil || total != wantTotal || !reflect.DeepEqual(got, want) {
+									t.Fatalf("%s, domain %d, %+v, read %d: %+v of %d (%v) through the cache, %+v of %d from the database",
+										when, d, p, i, got, total, err, want, wantTotal)
+								}
 							}
 						}
 					}
 				}
-			}
-			compare("at first")
-			add(domains[0], "late")
-			compare("after a user added")
-			// Every page of the first domain kept, then a delete in the other.
-			if _, err := st.DeleteUserByEmail(ctx, domains[1], "u7@example.com"); err != nil {
-				t.Fatal(err)
-			}
-			compare("after a user deleted")
-			if _, err := st.DeleteUserByEmail(ctx, domains[0], "u0@example.com"); err != nil {
-				t.Fatal(err)
-			}
-			compare("after the first user deleted")
-		})
+				compare("at first")
+				add(domains[0], "late")
+				compare("after a user added")
+				// Every page of the first domain kept, then a delete in the other.
+				if _, err := st.DeleteUserByEmail(ctx, domains[1], "u7@example.com"); err != nil {
+					t.Fatal(err)
+				}
+				compare("after a user deleted")
+				if _, err := st.DeleteUserByEmail(ctx, domains[0], "u0@example.com"); err != nil {
+					t.Fatal(err)
+				}
+				compare("after the first user deleted")
+			})
+		}
 	}
 }
