@@ -135,22 +135,7 @@ func TestHeldIDsBounded(t *testing.T) {
 	st.recordClock = func() time.Time { return now }
 	defer func(n int) { maxHeldIDs = n }(maxHeldIDs)
 	maxHeldIDs = 25
-	users := map[int64][]int64{}
-	var domains []int64
-	for i := range 3 {
-		d, _, err := st.CreateDomain(ctx, fmt.Sprint(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		domains = append(domains, d.ID)
-		for j := range 10 {
-			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", i, j)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			users[d.ID] = append(users[d.ID], u.ID)
-		}
-	}
+	domains, users := domainsWithUsers(t, st, 3, 10)
 	list := func(domainID int64) {
 		t.Helper()
 		// A page is read through the ids from its third read on
@@ -210,22 +195,7 @@ func TestDeepPagesThroughTheIDs(t *testing.T) {
 	st.cacheRecords = true
 	defer func(n int64) { directPageOffset = n }(directPageOffset)
 	directPageOffset = 4
-	users := map[int64][]int64{}
-	var domains []int64
-	for i := range 2 {
-		d, _, err := st.CreateDomain(ctx, fmt.Sprint(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		domains = append(domains, d.ID)
-		for j := range 20 {
-			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", i, j)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			users[d.ID] = append(users[d.ID], u.ID)
-		}
-	}
+	domains, users := domainsWithUsers(t, st, 2, 20)
 	read := func(domainID int64, offset int) {
 		t.Helper()
 		us, _, err := st.ListUsers(ctx, domainID, UserFilter{}, Page{Offset: offset, Limit: 3})
@@ -250,4 +220,28 @@ func TestDeepPagesThroughTheIDs(t *testing.T) {
 		t.Fatalf("after a deep page: ids held for %v, want %v", got, want)
 	}
 	read(domains[1], 12)
+}
+
+// domainsWithUsers creates n domains of perDomain users each in st, and
+// returns the domains' ids and each one's users' ids, ascending.
+func domainsWithUsers(t *testing.T, st *Store, n, perDomain int) ([]int64, map[int64][]int64) {
+	t.Helper()
+	ctx := context.Background()
+	users := map[int64][]int64{}
+	var domains []int64
+	for i := range n {
+		d, _, err := st.CreateDomain(ctx, fmt.Sprint(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains = append(domains, d.ID)
+		for j := range perDomain {
+			u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", i, j)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			users[d.ID] = append(users[d.ID], u.ID)
+		}
+	}
+	return domains, users
 }
