@@ -89,9 +89,22 @@ func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Pages from offset 4 are deep, read through the ids in memory
+			// from their first read (cachedListPage); the domain's first
+			// users are never deleted, so the rows before that page stay.
+			store.SetDirectPageOffset(t, 4)
 			var mu sync.Mutex
 			// Acknowledged: the users created to stay, and those deleted.
 			created, deleted := map[int64]bool{}, map[int64]bool{}
+			var first []int64
+			for i := range 8 {
+				u, err := st.CreateUser(ctx, d.ID, lms.User{Name: "F", Username: "f", Email: fmt.Sprintf("f%d@example.com", i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				created[u.ID] = true
+				first = append(first, u.ID)
+			}
 			var wg sync.WaitGroup
 			stop := make(chan struct{})
 			for range 4 {
@@ -107,23 +120,28 @@ func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
 						mu.Lock()
 						mustHave, mustNot := clone(created), clone(deleted)
 						mu.Unlock()
-						us, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Limit: 500})
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						listed := map[int64]bool{}
-						for _, u := range us {
-							listed[u.ID] = true
-							if mustNot[u.ID] {
-								t.Errorf("user %d listed after its deletion was acknowledged", u.ID)
+						for _, offset := range []int{0, 4} {
+							us, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: offset, Limit: 500})
+							if err != nil {
+								t.Error(err)
 								return
 							}
-						}
-						for id := range mustHave {
-							if !listed[id] {
-								t.Errorf("user %d missing after its creation was acknowledged", id)
-								return
+							listed := map[int64]bool{}
+							for _, id := range first[:offset] {
+								listed[id] = true // before the page
+							}
+							for _, u := range us {
+								listed[u.ID] = true
+								if mustNot[u.ID] {
+									t.Errorf("offset %d: user %d listed after its deletion was acknowledged", offset, u.ID)
+									return
+								}
+							}
+							for id := range mustHave {
+								if !listed[id] {
+									t.Errorf("offset %d: user %d missing after its creation was acknowledged", offset, id)
+									return
+								}
 							}
 						}
 					}
