@@ -213,8 +213,10 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 // with one call of load.
 // load returns records by ascending id, those of the ids it is given and
 // possibly others between them, which are ignored; what it reads is kept
-// as cachedRecord keeps it. An id load does not find (a record deleted
-// since its id was read) is left out of the page.
+// as cachedRecord keeps it, and the slice it returns is handed back to
+// c's pages (releasePage) once its records are copied out: load's caller
+// keeps no hold on it. An id load does not find (a record deleted since
+// its id was read) is left out of the page.
 //
 // A page read this way costs a query of ids, which reads the index alone,
 // and then only the records not in memory. Its callers read a page
@@ -264,6 +266,7 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 				c.put(recordKey{domainID, id}, v, gen, now, s.recordTTL)
 			}
 		}
+		c.releasePage(read)
 	}
 	n := 0
 	for i := range out {
