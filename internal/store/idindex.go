@@ -37,11 +37,11 @@ import (
 // largest id (PostgreSQL commits sequence values out of order), and the
 // ids are read again in full, taking at most a twentieth of the time and
 // no more than once per idRebuildEvery; the pages read meanwhile ask the
-// database, as without the index. At most maxHeldIDs are held in all. (A deletion and
-// an out-of-order creation between two checks would leave the count
-// unchanged: only another process, or PostgreSQL's out-of-order commits
-// together with a deletion, can do that, and the ids are then read again
-// in full after idIndexMaxAge at the latest.)
+// database, as without the index. At most maxHeldIDs are held in all. (A
+// deletion and an out-of-order creation between two checks would leave
+// the count unchanged: only another process, or PostgreSQL's out-of-order
+// commits together with a deletion, can do that, and the ids are then
+// read again in full after idIndexMaxAge at the latest.)
 //
 // The ids are kept in blocks of up to idBlockLen, each as its first id
 // and either the distance of each id from the one before, as a uvarint
