@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -118,7 +119,7 @@ func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
 						default:
 						}
 						mu.Lock()
-						mustHave, mustNot := clone(created), clone(deleted)
+						mustHave, mustNot := maps.Clone(created), maps.Clone(deleted)
 						mu.Unlock()
 						for _, offset := range []int{0, 4} {
 							us, _, err := st.ListUsers(ctx, d.ID, store.UserFilter{}, store.Page{Offset: offset, Limit: 500})
@@ -186,14 +187,6 @@ func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
 			userPages(t, st, d.ID, "after the writes", want)
 		})
 	}
-}
-
-func clone(m map[int64]bool) map[int64]bool {
-	c := make(map[int64]bool, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // Another process's creations and deletions (a `lectern` command) show in
