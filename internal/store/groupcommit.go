@@ -20,16 +20,22 @@ import (
 // The group writer runs the queued transaction functions back to back
 // inside one SQLite transaction and commits once. Each function runs
 // inside its own savepoint: a function that fails (an error, or a panic)
-// rolls back to it, so only its own work is undone, and its caller gets
-// its error at once; the others go on. (An FTS5 table writes its pending
-// terms at every savepoint release: the title index is therefore kept
-// behind the table, titleindex.go.) The callers whose functions
-// succeeded are answered after the shared COMMIT returned, so an
+// rolls back to it, so only its own work is undone; the others go on.
+// (An FTS5 table writes its pending terms at every savepoint release: the
+// title index is therefore kept behind the table, titleindex.go.)
+//
+// Every caller is answered after the shared COMMIT returned, so an
 // acknowledged write is as durable as before (WAL, synchronous=NORMAL:
-// it survives the process being killed). If the shared transaction itself
-// fails (the COMMIT, or an error that made SQLite roll the whole
-// transaction back, such as a full disk), every function of the group that
-// had succeeded gets that error: nothing of them was written.
+// it survives the process being killed). A failed function's caller waits
+// for the COMMIT too: its error may come from what the functions before
+// it in the group wrote (an email taken, an attempt already finished),
+// and a caller answered at once could read the database without those
+// writes (a conflict, then "not found" for the row it conflicted with).
+// If the shared transaction itself fails (the COMMIT, or an error that
+// made SQLite roll the whole transaction back, such as a full disk), every
+// caller of the group gets that error, those whose functions had failed
+// too: nothing of the group was written, so neither was what their errors
+// may have been about.
 //
 // A function sees its own writes and those of the functions before it in
 // the group (one connection, one transaction); a function that failed left
@@ -165,19 +171,14 @@ func (g *groupWriter) group(first *writeCall) {
 	}
 	d := g.s.on(t)
 	d.detached = true
-	var ok []*writeCall // succeeded, to answer after the commit
-	var lost error      // set when the shared transaction is gone
+	var ran []*writeCall // answered after the commit, failed ones too
+	var lost error       // set when the shared transaction is gone
 	c := first
 	for n := 0; ; n++ {
+		ran = append(ran, c)
 		if err := g.call(bg, t, d, c); err != nil {
 			lost = err
-			ok = append(ok, c) // answered with lost below
 			break
-		}
-		if c.err == nil && c.panic == nil {
-			ok = append(ok, c)
-		} else {
-			close(c.done)
 		}
 		if n+1 >= maxGroup {
 			break
@@ -189,7 +190,7 @@ func (g *groupWriter) group(first *writeCall) {
 	}
 	if lost == nil {
 		var unlisted []listedRow
-		for _, c := range ok {
+		for _, c := range ran {
 			unlisted = append(unlisted, c.unlisted...)
 		}
 		if err := g.s.commitUnlisting(t, unlisted); err != nil {
@@ -199,8 +200,8 @@ func (g *groupWriter) group(first *writeCall) {
 		t.Rollback()
 	}
 	g.s.wrote()
-	for _, c := range ok {
-		if lost != nil && c.err == nil && c.panic == nil {
+	for _, c := range ran {
+		if lost != nil && c.panic == nil {
 			c.err = lost
 		}
 		close(c.done)

@@ -175,6 +175,57 @@ func TestGroupCommitFailureUndoesOnlyItsOwnWork(t *testing.T) {
 	checkUserCount(t, st, dom, 3)
 }
 
+// A caller whose function failed is answered after its group's commit:
+// its error may come from an earlier function's write in the group (here
+// a unique email), and what it reads next must show that write. A third
+// function holds the group open until the failed caller has read, or
+// for a quarter of a second at most: answered at once, the caller would
+// read before the commit.
+func TestGroupCommitFailedCallerSeesTheCommit(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	first := make(chan error, 1)
+	go func() { first <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "taken") }) }()
+	waitQueued(t, st, 1)
+	type outcome struct {
+		err  error
+		seen int64 // the users a read counted once err came
+	}
+	dup, read := make(chan outcome, 1), make(chan struct{})
+	go func() {
+		err := st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "taken") })
+		seen, cerr := st.read().count(ctx, "SELECT COUNT(*) FROM users WHERE domain_id = ? AND name IN ('taken', 'last')", dom)
+		close(read)
+		dup <- outcome{errors.Join(err, cerr), seen}
+	}()
+	waitQueued(t, st, 2)
+	last := make(chan error, 1)
+	go func() {
+		last <- st.tx(ctx, func(d db) error {
+			select {
+			case <-read:
+			case <-time.After(250 * time.Millisecond):
+			}
+			return insertUser(ctx, d, dom, "last")
+		})
+	}()
+	waitQueued(t, st, 3)
+	release()
+	for _, c := range []<-chan error{held, first, last} {
+		if err := <-c; err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := <-dup
+	if !errors.Is(o.err, errUnique) {
+		t.Fatalf("duplicate email: error %v, want a unique violation", o.err)
+	}
+	if o.seen != 2 {
+		t.Errorf("after its error the caller read %d of the group's 2 users: the group was not committed yet", o.seen)
+	}
+}
+
 // A function sees its own writes, and those of the functions before it
 // in its group.
 func TestGroupCommitReadsYourWrites(t *testing.T) {
