@@ -19,8 +19,9 @@ func TestSittingsFoundByTheirIndex(t *testing.T) {
 	if err := scanRows(ctx, s.read(), "SELECT name FROM pragma_index_list('class_occurrences')", nil,
 		func(r *sql.Rows) error {
 			var name string
+			err := r.Scan(&name)
 			indexes = append(indexes, name)
-			return r.Scan(&indexes[len(indexes)-1])
+			return err
 		}); err != nil {
 		t.Fatal(err)
 	}
