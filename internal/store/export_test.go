@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -166,3 +167,9 @@ func (s *Store) SetCacheRecords(on bool) { s.cacheRecords = on }
 // Wrote marks a write committed, as every write transaction does: every
 // record kept so far is stale.
 func (s *Store) Wrote() { s.wrote() }
+
+// TitleSearchWindow returns the part of text a PostgreSQL title search
+// asks the trigram index for (titlestats.go).
+func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {
+	return s.searchWindow(ctx, strings.ToLower(text))
+}

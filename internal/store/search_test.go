@@ -138,3 +138,64 @@ func TestPostgresTitleIndexHasNoPendingList(t *testing.T) {
 		t.Fatalf("options of the trigram index: %q, %v; want fastupdate=off", opts, err)
 	}
 }
+
+// On PostgreSQL a search asks the trigram index for the window of its
+// text that a sample of the titles says is cheapest, and the LIKE on the
+// whole text decides (titlestats.go). The sample is taken again once it is
+// older than its time to live, and the choice follows the titles.
+func TestPostgresSearchAsksTheIndexForARareWindow(t *testing.T) {
+	ctx := context.Background()
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.SetRecordClock(func() time.Time { return now })
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	mk := func(title string) int64 {
+		c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
+			EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.ID
+	}
+	var want int64
+	for n := 100; n < 200; n++ {
+		if id := mk(fmt.Sprintf("Algebra %d", n)); n == 157 {
+			want = id
+		}
+		mk(fmt.Sprintf("Geometry %d", n))
+	}
+	search := func(text string) {
+		t.Helper()
+		got, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: text}, store.Page{Limit: 10})
+		if err != nil || total != 1 || len(got) != 1 || got[0].ID != want {
+			t.Fatalf("search %q: %d classes (total %d), %v; want class %d alone", text, len(got), total, err, want)
+		}
+	}
+	search("ALGEBRA 157")
+	// "157" is in 2 titles of 200, "alg" in 100: the window ends in it.
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
+		t.Errorf("window of %q: %q, want %q", "Algebra 157", w, "a 157")
+	}
+	if w := st.TitleSearchWindow(ctx, "Alg"); w != "alg" {
+		t.Errorf("window of %q: %q, want the text", "Alg", w)
+	}
+
+	// "157" becomes the most common of its trigrams, but the sample is
+	// kept until it is older than its time to live.
+	for n := range 300 {
+		mk(fmt.Sprintf("Physics 157%03d", n))
+	}
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
+		t.Errorf("window of %q with the sample kept: %q, want %q", "Algebra 157", w, "a 157")
+	}
+	now = now.Add(10 * time.Minute)
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "algeb" {
+		t.Errorf("window of %q after a new sample: %q, want %q", "Algebra 157", w, "algeb")
+	}
+	search("algebra 157")
+}

@@ -43,6 +43,8 @@ type Store struct {
 	// titles keeps the SQLite title index behind the table
 	// (titleindex.go); nil on PostgreSQL.
 	titles *titleIndexer
+	// titleSample steers PostgreSQL's title searches (titlestats.go).
+	titleSample titleSampler
 	// ids holds the ids of unfiltered listings (idindex.go); idsMu
 	// guards the map.
 	idsMu sync.RWMutex
