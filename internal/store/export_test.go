@@ -173,3 +173,9 @@ func (s *Store) Wrote() { s.wrote() }
 func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {
 	return s.searchWindow(ctx, strings.ToLower(text))
 }
+
+// TitleTrigrams returns the trigrams the sample takes from a title, in
+// order: those the trigram index keeps for it (titlestats.go).
+func TitleTrigrams(title string) []string {
+	return trigrams(nil, trigramText(strings.ToLower(title)), false)
+}

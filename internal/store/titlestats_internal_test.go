@@ -1,34 +1,37 @@
 package store
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
-// A search asks the index for the window of its text whose trigrams cost
-// least by the sample: the postings of its trigrams and the rows the
-// rarest of them is in. Texts of titleWindow characters or fewer, and
+// A search asks the index for the choice of its text, itself or a window,
+// that costs least by the sample: the postings of its trigrams and the
+// rows that hold them all. Texts of titleWindow characters or fewer, and
 // windows without three letters or digits in a row, are asked whole.
 func TestTitleSampleWindow(t *testing.T) {
-	sample := &titleSample{grams: map[string]int32{
-		// 100 of the titles are "Algebra 1xx", 20 of them "Algebra 15x".
-		"alg": 100, "lge": 100, "geb": 100, "ebr": 100, "bra": 100, "ra ": 100, "a 1": 100,
-		" 15": 20, "157": 2,
-		"l  ": 5, "l 1": 5, "ol ": 5, "vol": 5,
-		"bio": 3, "iol": 40, "olo": 90, "log": 90, "ogy": 90,
-	}}
+	var titles []string
+	for n := range 300 {
+		titles = append(titles, fmt.Sprintf("algebra %d", 100+n), fmt.Sprintf("french %d", 100+n))
+	}
+	titles = append(titles, "vol. 9 of a set", "éléphant rose")
+	sample := newTitleSample(time.Time{}, titles)
 	for _, c := range []struct{ text, want string }{
 		{"alg", "alg"},
-		{"algebra", "algeb"}, // the first of equals: the three of its trigrams the index reads
+		{"algebra", "algeb"}, // the same rows; the first window with the fewest postings
 		{"algebra 157", "a 157"},
-		// "ra 15", the window of " 15", has no word; the whole text
-		// costs less than a window of common trigrams.
-		{"algebra 15", "algebra 15"},
-		{"biology", "biolo"},
-		{"zoology", "zoolo"}, // unseen, "zoo" and "ool"
+		// The index takes "ra " from "ra 15", and "  1" and " 15": the
+		// 10 titles of "algebra 15", with fewer postings than the whole.
+		{"algebra 15", "ra 15"},
+		{"french 157", "h 157"},
+		{"zoology", "zoology"}, // in no sampled title, as every window: a tie
 		{"unseen words", "unseen words"},
 		{"a - b - c - d", "a - b - c - d"}, // no window has a word
-		{"x. y. z. 157", "x. y. z. 157"},   // "x ", " y ", " z " unseen
-		{"vol. 157", ". 157"},              // a sign is a space between words
-		{"ünïcödé 157", "ünïcö"},           // characters, not bytes; unseen costs nothing
-		{"éléphant", "éléphant"},           // no window cheaper than nothing
+		// A sign is a space between words: "vol. " is the word "vol", in
+		// one title.
+		{"set vol. 157", "vol. "},
+		{"éléphant 157", "éléph"}, // characters, not bytes
 	} {
 		if got := sample.window(c.text); got != c.want {
 			t.Errorf("window(%q) = %q, want %q", c.text, got, c.want)
