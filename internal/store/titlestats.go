@@ -29,8 +29,8 @@ import (
 // older than titleSampleTTL, by the first search that finds it so; the
 // searches meanwhile use the older one, or the whole text before the
 // first. A sample that fails is tried again titleSampleTTL later, the
-// whole text asked for until then. It holds titleSampleSize titles at most: a trigram in fewer than
-// one title in that many counts as absent.
+// whole text asked for until then. It holds titleSampleSize titles at
+// most: a trigram in fewer than one title in that many counts as absent.
 
 const (
 	// titleSampleSize bounds the titles a sample reads: a multiple of 64.
@@ -50,14 +50,14 @@ const (
 	titleRowCost = 100
 )
 
-// titleSampler keeps the trigram counts of a sample of the titles.
+// titleSampler keeps the current sample of the titles.
 type titleSampler struct {
 	cur     atomic.Pointer[titleSample]
 	running sync.Mutex // held while a sample is taken
 }
 
-// titleSample holds, for each trigram of the sampled titles (three
-// characters of a folded title, as trigramText gives it), the set of the
+// titleSample holds, for each trigram of the sampled titles (as the
+// index takes them from a folded title, see trigrams), the set of the
 // sampled titles that hold it, a bit each.
 type titleSample struct {
 	at    time.Time
@@ -124,10 +124,10 @@ func (s *Store) searchWindow(ctx context.Context, text string) string {
 // sampleTitles reads the folded titles of up to titleSampleSize ids drawn
 // at random between the table's first and last: rows apart from each
 // other, however they were inserted, at the cost of an index lookup each.
-// A block sample (TABLESAMPLE SYSTEM) reads rows inserted together: at
-// 100,000 classes named in sequence, its 40 blocks missed every number
-// starting with 1, and "french 10" took the window "nch 1", 2.1 ms
-// against 0.75 for the whole text. A table of fewer ids is read whole.
+// A block sample (TABLESAMPLE SYSTEM) reads rows inserted together, a
+// block's worth at a time, and those are often alike (a series of
+// classes named in sequence). A table of fewer ids than the sample is
+// read whole.
 func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 	d := s.read()
 	var first, last int64
