@@ -603,6 +603,46 @@ func TestSweeperSkipsABrokenAttempt(t *testing.T) {
 	})
 }
 
+// An attempt the sweeper found due may be closed before the sweeper's
+// finish: by its learner's submit, or by its room's close of a live quiz.
+// The sweeper's finish then changes nothing and is no failure; the
+// attempt keeps the grade it was closed with.
+func TestSweeperFindsAnAttemptClosedMeanwhile(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		ctx := context.Background()
+		f := newFixture(t, e)
+		t0 := time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)
+		e.Clock.Set(t0)
+		a, _, err := f.svc.Start(ctx, f.d, f.testID, f.userID, quiz.ModeTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Save(ctx, f.d, a.ID, f.userID, 1, quiz.Response{Choice: f.choice(t, a.ID, 1, "A")}, 1); err != nil {
+			t.Fatal(err)
+		}
+		submitted, err := f.svc.Submit(ctx, f.d, a.ID, f.userID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Clock.Set(t0.Add(time.Hour))
+		if err := f.svc.Expire(ctx, store.AttemptRef{DomainID: f.d, ID: a.ID}); err != nil {
+			t.Fatalf("expiring an attempt submitted meanwhile: %v", err)
+		}
+		got, err := e.Store.Attempt(ctx, f.d, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State != submitted.State || !got.FinishedAt.Equal(submitted.FinishedAt) || got.ScoreMilli != submitted.ScoreMilli {
+			t.Errorf("after the expiry: %s at %v, score %d; submitted: %s at %v, score %d",
+				got.State, got.FinishedAt, got.ScoreMilli, submitted.State, submitted.FinishedAt, submitted.ScoreMilli)
+		}
+		// An attempt that cannot be finished is still a failure.
+		if err := f.svc.Expire(ctx, store.AttemptRef{DomainID: f.d, ID: a.ID + 1000}); err == nil {
+			t.Error("expiring an attempt that does not exist: no error")
+		}
+	})
+}
+
 // TestDeleteRecomputesResult: deleting the only passed attempt tells the
 // learner side the test is no longer passed.
 func TestDeleteRecomputesResult(t *testing.T) {
