@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // On PostgreSQL a title search is a LIKE on the folded title, served by
@@ -48,6 +49,10 @@ const (
 	// 9.8 ms), a posting 6-26 ns (the index skips through long lists
 	// when a rare trigram leads).
 	titleRowCost = 100
+	// titleChoiceMax bounds the characters of a text whose windows are
+	// weighed: a longer one (a request may carry a megabyte) is asked
+	// for whole, as every text was before the sample.
+	titleChoiceMax = 64
 )
 
 // titleSampler keeps the current sample of the titles.
@@ -98,9 +103,6 @@ func newTitleSample(at time.Time, titles []string) *titleSample {
 // trigram index for: text itself, or a window of it that the sample says
 // is cheaper.
 func (s *Store) searchWindow(ctx context.Context, text string) string {
-	if len([]rune(text)) <= titleWindow {
-		return text
-	}
 	sample := s.titleSample.cur.Load()
 	if sample == nil || s.recordClock().Sub(sample.at) >= titleSampleTTL {
 		if s.titleSample.running.TryLock() {
@@ -127,14 +129,15 @@ func (s *Store) searchWindow(ctx context.Context, text string) string {
 // A block sample (TABLESAMPLE SYSTEM) reads rows inserted together, a
 // block's worth at a time, and those are often alike (a series of
 // classes named in sequence). A table of fewer ids than the sample is
-// read whole.
+// read whole. A title counts by its first 4*titleChoiceMax characters:
+// enough for the texts weighed, and a megabyte of title costs no more.
 func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 	d := s.read()
 	var first, last int64
 	if err := d.queryRow(ctx, "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM live_classes").Scan(&first, &last); err != nil {
 		return nil, err
 	}
-	q, args := "SELECT LOWER(title) FROM live_classes", []any(nil)
+	q, args := "SELECT LOWER(LEFT(title, "+strconv.Itoa(titleChoiceMax*4)+")) FROM live_classes", []any(nil)
 	if last-first >= titleSampleSize {
 		ids := make([]byte, 0, titleSampleSize*8)
 		ids = append(ids, '{')
@@ -158,12 +161,16 @@ func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 }
 
 // window returns the cheapest of text and its windows of titleWindow
-// characters. A choice's cost is the postings of its trigrams, the
+// characters (text itself when it is no longer than a window, or longer
+// than titleChoiceMax). A choice's cost is the postings of its trigrams, the
 // index's work, plus titleRowCost for each row that holds them all, the
 // candidates to read and check, both as counted in the sample. A window
 // the index would take no trigram from is not a choice: the index would
 // read all of itself. Ties keep the longer choice.
 func (p *titleSample) window(text string) string {
+	if n := utf8.RuneCountInString(text); n <= titleWindow || n > titleChoiceMax {
+		return text
+	}
 	t := trigramText(text)
 	grams := trigrams(nil, t, true)
 	if len(grams) == 0 {

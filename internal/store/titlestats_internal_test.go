@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,6 +18,11 @@ func TestTitleSampleWindow(t *testing.T) {
 	}
 	titles = append(titles, "vol. 9 of a set", "éléphant rose")
 	sample := newTitleSample(time.Time{}, titles)
+	// A megabyte of characters, each of its trigrams different.
+	var long strings.Builder
+	for r := rune(0x4e00); long.Len() < 1<<20; r++ {
+		long.WriteRune(r)
+	}
 	for _, c := range []struct{ text, want string }{
 		{"alg", "alg"},
 		{"algebra", "algeb"}, // the same rows; the first window with the fewest postings
@@ -32,9 +38,12 @@ func TestTitleSampleWindow(t *testing.T) {
 		// one title.
 		{"set vol. 157", "vol. "},
 		{"éléphant 157", "éléph"}, // characters, not bytes
+		// Longer than titleChoiceMax: asked whole, its windows not weighed.
+		{strings.Repeat("algebra ", 8) + "157", strings.Repeat("algebra ", 8) + "157"},
+		{long.String(), long.String()},
 	} {
 		if got := sample.window(c.text); got != c.want {
-			t.Errorf("window(%q) = %q, want %q", c.text, got, c.want)
+			t.Errorf("window(%.60q) = %.60q, want %.60q", c.text, got, c.want)
 		}
 	}
 }
