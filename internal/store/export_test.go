@@ -177,5 +177,9 @@ func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {
 // TitleTrigrams returns the trigrams the sample takes from a title, in
 // order: those the trigram index keeps for it (titlestats.go).
 func TitleTrigrams(title string) []string {
-	return trigrams(nil, trigramText(strings.ToLower(title)), false)
+	var out []string
+	for _, g := range trigrams(nil, trigramText(strings.ToLower(title)), false) {
+		out = append(out, g.String())
+	}
+	return out
 }

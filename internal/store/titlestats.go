@@ -62,11 +62,18 @@ type titleSampler struct {
 }
 
 // titleSample holds, for each trigram of the sampled titles (as the
-// index takes them from a folded title, see trigrams), the set of the
-// sampled titles that hold it, a bit each.
+// index takes them from a folded title, see trigrams), the sampled titles
+// that hold it.
 type titleSample struct {
 	at    time.Time
-	grams map[string]*titleSet
+	grams map[trigram]*titleGram
+}
+
+// titleGram is the sampled titles that hold a trigram: a bit each, and
+// how many.
+type titleGram struct {
+	titles titleSet
+	n      int64
 }
 
 // titleSet is a set of sampled titles.
@@ -80,21 +87,34 @@ func (b *titleSet) count() int64 {
 	return int64(n)
 }
 
+// trigram is three characters, 21 bits each.
+type trigram uint64
+
+func gram(a, b, c rune) trigram { return trigram(a)<<42 | trigram(b)<<21 | trigram(c) }
+
+func (g trigram) String() string {
+	const mask = 1<<21 - 1
+	return string([]rune{rune(g >> 42 & mask), rune(g >> 21 & mask), rune(g & mask)})
+}
+
 // newTitleSample makes the sample of the folded titles given, at most
 // titleSampleSize of them.
 func newTitleSample(at time.Time, titles []string) *titleSample {
-	p := &titleSample{at: at, grams: map[string]*titleSet{}}
-	var grams []string
+	p := &titleSample{at: at, grams: map[trigram]*titleGram{}}
+	var grams []trigram
 	for i, title := range titles[:min(len(titles), titleSampleSize)] {
 		grams = trigrams(grams[:0], trigramText(title), false)
 		for _, g := range grams {
-			b := p.grams[g]
-			if b == nil {
-				b = new(titleSet)
-				p.grams[g] = b
+			s := p.grams[g]
+			if s == nil {
+				s = new(titleGram)
+				p.grams[g] = s
 			}
-			b[i/64] |= 1 << (i % 64)
+			s.titles[i/64] |= 1 << (i % 64)
 		}
+	}
+	for _, s := range p.grams {
+		s.n = s.titles.count()
 	}
 	return p
 }
@@ -162,11 +182,11 @@ func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 
 // window returns the cheapest of text and its windows of titleWindow
 // characters (text itself when it is no longer than a window, or longer
-// than titleChoiceMax). A choice's cost is the postings of its trigrams, the
-// index's work, plus titleRowCost for each row that holds them all, the
-// candidates to read and check, both as counted in the sample. A window
-// the index would take no trigram from is not a choice: the index would
-// read all of itself. Ties keep the longer choice.
+// than titleChoiceMax). A choice's cost is the postings of its trigrams,
+// the index's work, plus titleRowCost for each row that holds them all,
+// the candidates to read and check, both as counted in the sample. A
+// window the index would take no trigram from is not a choice: the index
+// would read all of itself. Ties keep the longer choice.
 func (p *titleSample) window(text string) string {
 	if n := utf8.RuneCountInString(text); n <= titleWindow || n > titleChoiceMax {
 		return text
@@ -176,35 +196,38 @@ func (p *titleSample) window(text string) string {
 	if len(grams) == 0 {
 		return text
 	}
-	best, bestCost := text, p.cost(grams)
+	best, bestCost := -1, p.cost(grams)
 	for i := 0; i+titleWindow <= len(t); i++ {
 		grams = trigrams(grams[:0], t[i:i+titleWindow], true)
 		if len(grams) == 0 {
 			continue
 		}
 		if c := p.cost(grams); c < bestCost {
-			best, bestCost = string([]rune(text)[i:i+titleWindow]), c
+			best, bestCost = i, c
 		}
 	}
-	return best
+	if best < 0 {
+		return text
+	}
+	return string([]rune(text)[best : best+titleWindow])
 }
 
 // cost is the cost of asking the index for the trigrams grams (see
 // window).
-func (p *titleSample) cost(grams []string) int64 {
+func (p *titleSample) cost(grams []trigram) int64 {
 	var postings int64
 	var all titleSet // the sampled titles that hold every trigram so far
 	for i := range all {
 		all[i] = ^uint64(0)
 	}
 	for _, g := range grams {
-		b := p.grams[g]
-		if b == nil {
+		s := p.grams[g]
+		if s == nil {
 			return postings // in no sampled title: no candidates
 		}
-		postings += b.count()
+		postings += s.n
 		for j := range all {
-			all[j] &= b[j]
+			all[j] &= s.titles[j]
 		}
 	}
 	return postings + titleRowCost*all.count()
@@ -226,8 +249,7 @@ func trigramText(s string) []rune {
 // t, a trigramText: those of each word with two spaces before it and one
 // after, as the index keeps a title's. In a LIKE pattern's text (wild),
 // a word at an end of t, next to the pattern's %, is not padded there.
-func trigrams(dst []string, t []rune, wild bool) []string {
-	var w []rune
+func trigrams(dst []trigram, t []rune, wild bool) []trigram {
 	for i := 0; i < len(t); {
 		if t[i] == ' ' {
 			i++
@@ -237,16 +259,22 @@ func trigrams(dst []string, t []rune, wild bool) []string {
 		for j < len(t) && t[j] != ' ' {
 			j++
 		}
-		w = w[:0]
-		if !wild || i > 0 {
-			w = append(w, ' ', ' ')
+		pre, post := 2, 1
+		if wild && i == 0 {
+			pre = 0
 		}
-		w = append(w, t[i:j]...)
-		if !wild || j < len(t) {
-			w = append(w, ' ')
+		if wild && j == len(t) {
+			post = 0
 		}
-		for k := 0; k+3 <= len(w); k++ {
-			if g := string(w[k : k+3]); !slices.Contains(dst, g) {
+		// The k-th character of the padded word.
+		at := func(k int) rune {
+			if k < pre || k >= pre+j-i {
+				return ' '
+			}
+			return t[i+k-pre]
+		}
+		for k := 0; k+3 <= pre+j-i+post; k++ {
+			if g := gram(at(k), at(k+1), at(k+2)); !slices.Contains(dst, g) {
 				dst = append(dst, g)
 			}
 		}

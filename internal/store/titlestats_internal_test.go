@@ -47,3 +47,24 @@ func TestTitleSampleWindow(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTitleSampleWindow is the CPU a PostgreSQL search spends
+// choosing its window, on a sample of 1,024 titles as lectern-bench makes
+// them.
+func BenchmarkTitleSampleWindow(b *testing.B) {
+	words := []string{"algebra", "biology", "chemistry", "drawing", "economics", "french", "geometry", "history"}
+	var titles []string
+	for i := range titleSampleSize {
+		n := i * 97
+		titles = append(titles, fmt.Sprintf("%s %d", words[n%8], n))
+	}
+	sample := newTitleSample(time.Time{}, titles)
+	for _, text := range []string{"history 107", "introduction to algebra and geometry"} {
+		b.Run(strings.ReplaceAll(text, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sample.window(text)
+			}
+		})
+	}
+}
