@@ -124,9 +124,14 @@ func newTitleSample(at time.Time, titles []string) *titleSample {
 // is cheaper.
 func (s *Store) searchWindow(ctx context.Context, text string) string {
 	sample := s.titleSample.cur.Load()
-	if sample == nil || s.recordClock().Sub(sample.at) >= titleSampleTTL {
-		if s.titleSample.running.TryLock() {
-			fresh, err := s.sampleTitles(ctx)
+	if s.titleSampleStale(sample) && s.titleSample.running.TryLock() {
+		if sample = s.titleSample.cur.Load(); s.titleSampleStale(sample) {
+			// A search that ends while the sample is read leaves it
+			// to finish, a few milliseconds: an empty sample would
+			// stand for titleSampleTTL.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			fresh, err := s.sampleTitles(sctx)
+			cancel()
 			if err != nil {
 				// Not the search's failure: it asks for the whole text,
 				// as every search does until the next try.
@@ -134,13 +139,19 @@ func (s *Store) searchWindow(ctx context.Context, text string) string {
 			}
 			sample = fresh
 			s.titleSample.cur.Store(fresh)
-			s.titleSample.running.Unlock()
 		}
+		s.titleSample.running.Unlock()
 	}
 	if sample == nil {
 		return text
 	}
 	return sample.window(text)
+}
+
+// titleSampleStale reports whether sample is missing or due to be taken
+// again.
+func (s *Store) titleSampleStale(sample *titleSample) bool {
+	return sample == nil || s.recordClock().Sub(sample.at) >= titleSampleTTL
 }
 
 // sampleTitles reads the folded titles of up to titleSampleSize ids drawn
