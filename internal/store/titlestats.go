@@ -22,9 +22,10 @@ import (
 // "a 103" alone (docs/performance.md, "Twentieth pass"). But a window too
 // common costs more than the whole: "algeb" has 15,000 candidates, each
 // a row read and checked, 9.8 ms. So a search asks the index for the
-// window of the text that looks cheapest by the trigrams of a sample of
-// the titles, and the LIKE on the whole text decides on the rows. Which
-// window is chosen changes the cost of a search, never its matches.
+// window of the text, or the whole text, that looks cheapest by the
+// trigrams of a sample of the titles, and the LIKE on the whole text
+// decides on the rows. The choice changes the cost of a search, never its
+// matches.
 //
 // The sample is of the whole table, all domains, and taken again when
 // older than titleSampleTTL, by the first search that finds it so; the
@@ -39,9 +40,10 @@ const (
 	// titleSampleTTL is how long a sample serves.
 	titleSampleTTL = 10 * time.Minute
 	// titleWindow is the length, in characters, of the windows a search
-	// chooses from: three trigrams. Windows of 4 and 5 characters were the
-	// cheapest for the load tool's searches (0.37-0.40 ms each, against
-	// 0.54-0.95 for 3 or 6-8 characters, and 0.94 for the whole text).
+	// chooses from: three trigrams within a word. The last 4 or 5
+	// characters were the cheapest windows for the load tool's searches
+	// (0.37-0.40 ms each, against 0.54-0.95 for the last 3 or 6-8, and
+	// 0.94 for the whole text).
 	titleWindow = 5
 	// titleRowCost is what reading and checking one candidate row costs,
 	// in trigram postings read from the index. On the machine of
