@@ -199,7 +199,8 @@ func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 // the index's work, plus titleRowCost for each row that holds them all,
 // the candidates to read and check, both as counted in the sample. A
 // window the index would take no trigram from is not a choice: the index
-// would read all of itself. Ties keep the longer choice.
+// would read all of itself. Ties keep the whole text, or the first
+// window.
 func (p *titleSample) window(text string) string {
 	if n := utf8.RuneCountInString(text); n <= titleWindow || n > titleChoiceMax {
 		return text
