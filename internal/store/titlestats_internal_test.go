@@ -9,8 +9,9 @@ import (
 
 // A search asks the index for the choice of its text, itself or a window,
 // that costs least by the sample: the postings of its trigrams and the
-// rows that hold them all. Texts of titleWindow characters or fewer, and
-// windows without three letters or digits in a row, are asked whole.
+// rows that hold them all. Texts of titleWindow characters or fewer, or
+// longer than titleChoiceMax, are asked whole, and so is a text when no
+// window is cheaper.
 func TestTitleSampleWindow(t *testing.T) {
 	var titles []string
 	for n := range 300 {
@@ -33,7 +34,7 @@ func TestTitleSampleWindow(t *testing.T) {
 		{"french 157", "h 157"},
 		{"zoology", "zoology"}, // in no sampled title, as every window: a tie
 		{"unseen words", "unseen words"},
-		{"a - b - c - d", "a - b - c - d"}, // no window has a word
+		{"a - b - c - d", "a - b - c - d"}, // single letters, in no sampled title: a tie
 		// A sign is a space between words: "vol. " is the word "vol", in
 		// one title.
 		{"set vol. 157", "vol. "},
