@@ -352,41 +352,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 	} else if p.Limit > 0 {
 		var ids []int64
 		if s.pg {
-			// A search: one pass over the matches reads the page's ids
-			// and, by a window, the number of all matches, so the text
-			// index is searched once rather than once for the page and
-			// again for the count. Only past the last match is the count
-			// a query of its own.
-			//
-			// The statement is planned for its search text every time
-			// (pgx's unnamed statement), never from a cached generic
-			// plan: the planner cannot tell a narrow text from a broad
-			// one without it, and after a few dear searches a prepared
-			// statement's generic plan read the domain's every class in
-			// id order for any text (35 ms at 100,000 classes against
-			// 0.45 ms by the trigram index). Planning costs 0.1-0.3 ms.
-			//
-			// The index is asked for a window of the text, the cheapest
-			// by a sample of the titles (titlestats.go), and the LIKE on
-			// the whole text, on an expression the index does not serve,
-			// decides on the rows.
-			folded := strings.ToLower(f.Search)
-			if w := s.searchWindow(ctx, folded); w != folded {
-				where = "domain_id = ? AND (LOWER(title) || '')" + likeContains + " AND LOWER(title)" + likeContains
-				if f.PublishedOnly {
-					where += " AND published = 1"
-				}
-				args = []any{domainID, likePattern(f.Search), likePattern(w)}
-			}
-			custom := append([]any{pgx.QueryExecModeExec}, args...)
-			err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
-				append(custom, p.Limit, p.Offset), func(r *sql.Rows) error {
-					ids = append(ids, 0)
-					return r.Scan(&ids[len(ids)-1], &total)
-				})
-			if err == nil && len(ids) == 0 && p.Offset > 0 {
-				total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, custom...)
-			}
+			ids, total, err = s.pgSearchIDs(ctx, d, domainID, f, where, args, p)
 		} else {
 			ids, total, err = searchIDs(ctx, d, f, where, args, p)
 		}
@@ -449,6 +415,53 @@ func classMatchArgs(domainID int64, f ClassFilter) []any {
 		return []any{domainID}
 	}
 	return []any{domainID, likePattern(f.Search)}
+}
+
+// pgSearchIDs runs a search of the domain's classes on PostgreSQL (where
+// and args select the matches) and returns the ids of page p and the
+// number of all matches.
+//
+// One pass over the matches reads the page's ids and, by a window, the
+// number of all matches, so the text index is searched once rather than
+// once for the page and again for the count. Only past the last match is
+// the count a query of its own.
+//
+// The statement is planned for its search text every time (pgx's unnamed
+// statement), never from a cached generic plan: the planner cannot tell a
+// narrow text from a broad one without it, and after a few dear searches
+// a prepared statement's generic plan read the domain's every class in id
+// order for any text (35 ms at 100,000 classes against 0.45 ms by the
+// trigram index). Planning costs 0.1-0.3 ms.
+//
+// The index is asked for a window of the text, the cheapest by a sample
+// of the titles (titlestats.go), and the LIKE on the whole text, on an
+// expression the index does not serve, decides on the rows.
+//
+// At most readsAtOnce searches run at once; the others wait for their
+// turn in the order they came (s.searches).
+func (s *Store) pgSearchIDs(ctx context.Context, d db, domainID int64, f ClassFilter, where string, args []any, p Page) (ids []int64, total int64, err error) {
+	folded := strings.ToLower(f.Search)
+	if w := s.searchWindow(ctx, folded); w != folded {
+		where = "domain_id = ? AND (LOWER(title) || '')" + likeContains + " AND LOWER(title)" + likeContains
+		if f.PublishedOnly {
+			where += " AND published = 1"
+		}
+		args = []any{domainID, likePattern(f.Search), likePattern(w)}
+	}
+	if err := s.searches.enter(ctx); err != nil {
+		return nil, 0, err
+	}
+	defer s.searches.leave()
+	custom := append([]any{pgx.QueryExecModeExec}, args...)
+	err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
+		append(custom, p.Limit, p.Offset), func(r *sql.Rows) error {
+			ids = append(ids, 0)
+			return r.Scan(&ids[len(ids)-1], &total)
+		})
+	if err == nil && len(ids) == 0 && p.Offset > 0 {
+		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, custom...)
+	}
+	return ids, total, err
 }
 
 // searchIDs runs a search of the domain's classes on SQLite (where and

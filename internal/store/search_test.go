@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -220,4 +222,61 @@ func TestPostgresSearchAsksTheIndexForARareWindow(t *testing.T) {
 		t.Errorf("window of %q after a new sample: %q, want the text", "Algebra 157", w)
 	}
 	search("algebra 157")
+}
+
+// A PostgreSQL title search waits for a place among the few that run at
+// once (the gate of pgSearchIDs); one whose request ends meanwhile gives
+// up with the request's error, and a waiting one runs once a place is free.
+func TestPostgresSearchesWaitForAPlace(t *testing.T) {
+	ctx := context.Background()
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Algebra 1", Date: "2030-01-02", StartMinute: 540,
+		EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+		Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func(ctx context.Context) error {
+		got, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: "algebra"}, store.Page{Limit: 10})
+		if err == nil && (total != 1 || len(got) != 1 || got[0].ID != c.ID) {
+			return fmt.Errorf("%d classes (total %d), want class %d alone", len(got), total, c.ID)
+		}
+		return err
+	}
+	// A listing without a search text does not pass the gate.
+	giveBack := st.TakeSearchPlaces()
+	if _, _, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{}, store.Page{Limit: 10}); err != nil {
+		t.Fatalf("listing with every search place taken: %v", err)
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := search(ended); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search with every place taken, request ended: %v, want context.Canceled", err)
+	}
+	waiting := make(chan error)
+	go func() { waiting <- search(ctx) }()
+	// It waits at the gate until a place is given back.
+	for !strings.Contains(goroutines(), "store.gate.enter") {
+		select {
+		case err := <-waiting:
+			t.Fatalf("search ran with every place taken: %v", err)
+		default:
+			runtime.Gosched()
+		}
+	}
+	giveBack()
+	if err := <-waiting; err != nil {
+		t.Fatalf("search once the places are given back: %v", err)
+	}
+}
+
+// goroutines returns the stacks of every goroutine.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }

@@ -45,6 +45,9 @@ type Store struct {
 	titles *titleIndexer
 	// titleSample steers PostgreSQL's title searches (titlestats.go).
 	titleSample titleSampler
+	// searches holds the PostgreSQL title searches running at once
+	// (ListLiveClasses); nil on SQLite.
+	searches gate
 	// ids holds the ids of unfiltered listings (idindex.go); idsMu
 	// guards the map.
 	idsMu sync.RWMutex
@@ -142,7 +145,7 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", redactURL(dsn), err)
 	}
-	return &Store{pg: true, rdb: db, wdb: db}, nil
+	return &Store{pg: true, rdb: db, wdb: db, searches: make(gate, readsAtOnce())}, nil
 }
 
 func openSQLite(ctx context.Context, path string) (*Store, error) {
@@ -164,28 +167,37 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	// Readers keep a 512 KiB page cache each instead of SQLite's 2 MiB: with
 	// 8 of them, the peak RSS under load at 1M classes fell from 95 to 72 MB
 	// with the same rates (docs/performance.md); the OS caches the file too.
-	// How many readers: sqliteReaders.
+	// How many readers: readsAtOnce.
 	rdb, err := openSQLiteDB(base + "&_pragma=query_only(1)&_pragma=cache_size(-512)")
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	rdb.SetMaxOpenConns(sqliteReaders())
-	rdb.SetMaxIdleConns(sqliteReaders())
+	rdb.SetMaxOpenConns(readsAtOnce())
+	rdb.SetMaxIdleConns(readsAtOnce())
 	s := &Store{rdb: rdb, wdb: wdb}
 	s.writer = newGroupWriter(s)
 	s.titles = newTitleIndexer(s)
 	return s, nil
 }
 
-// sqliteReaders is the number of SQLite read connections: twice the CPUs
-// Go runs on, at least 4. A read keeps its connection busy only while it
-// computes, so more connections than that add no throughput, and each one
-// holds its own schema, statements and page cache (about 3 MB under
-// load): on 2 CPUs with 1M classes, 4 readers instead of 8 answered at the
-// same or a lower CPU cost per request, with a peak RSS of 58 MB instead
-// of 70-72 MB (docs/performance.md, "Memory").
-func sqliteReaders() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+// readsAtOnce is the number of SQLite read connections, and of title
+// searches PostgreSQL runs at once: twice the CPUs Go runs on, at least 4.
+//
+// A read keeps its SQLite connection busy only while it computes, so more
+// connections than that add no throughput, and each one holds its own
+// schema, statements and page cache (about 3 MB under load): on 2 CPUs
+// with 1M classes, 4 readers instead of 8 answered at the same or a lower
+// CPU cost per request, with a peak RSS of 58 MB instead of 70-72 MB
+// (docs/performance.md, "Memory").
+//
+// A title search on PostgreSQL is the database's CPU. More of them at once
+// than that only share the CPU and each takes longer: at 100,000 classes,
+// with 32 clients searching and PostgreSQL on the same 2 CPUs, the slowest
+// hundredth took 34-68 ms with 4 at once against 78-124 ms with up to the
+// pool's 20, at the same or a higher rate (docs/performance.md,
+// "Twenty-first pass").
+func readsAtOnce() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // Close indexes the classes' titles not yet in the title index (SQLite),
 // and closes every connection.
