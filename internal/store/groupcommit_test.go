@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -476,4 +477,30 @@ func TestInsertID(t *testing.T) {
 	if err == nil || errors.Is(err, sql.ErrNoRows) {
 		t.Errorf("an insert of two rows: %v, want an error", err)
 	}
+}
+
+// Writes whose goroutines are ready to run when the writer would commit
+// join its group: the writer yields its processor before it commits. With
+// one processor, ten callers started together are all ready before the
+// first group commits, so one commit holds them all; without the yield
+// most runs took ten commits, one a caller.
+func TestGroupCommitGathersCallersReadyToRun(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const callers = 10
+	commits := st.gen.Load()
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			if err := st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, fmt.Sprintf("u%d", i)) }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := st.gen.Load() - commits; n != 1 {
+		t.Errorf("%d callers ready together took %d commits, want 1", callers, n)
+	}
+	checkUserCount(t, st, dom, callers)
 }
