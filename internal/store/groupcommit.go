@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Group commit on SQLite.
@@ -54,24 +55,33 @@ import (
 //
 // No waiting is added: the writer takes what is queued when it starts a
 // transaction and whatever arrives while it runs, up to maxGroup
-// functions, then commits. A lone request is a group of one. Before it
-// commits, it yields its processor a few times (yieldsBeforeCommit), so
-// that goroutines ready to run, such as handlers about to queue a write,
-// can queue it first. That costs no time when nothing else is ready to
-// run. It matters under load: without it the writer, as fast as the
-// handlers that feed it, committed most of its groups with one function
-// each (2,613 groups of 3,000, in bursts between groups of 32), and paid
-// for every commit's WAL writes each time (docs/performance.md,
-// "Twenty-first pass").
+// functions, then commits. A lone request is a group of one.
+//
+// While writes come together (a group of more than one committed within
+// the last yieldWindow), the writer yields its processor a few times
+// before it commits (yieldsBeforeCommit), so that goroutines ready to
+// run, such as handlers about to queue a write, can queue it first.
+// Without it the writer, as fast as the handlers that feed it, committed
+// most of its groups under load with one function each (2,613 groups of
+// 3,000, in bursts between groups of 32), and paid every commit's WAL
+// writes each time (docs/performance.md, "Twenty-first pass"). Writes that
+// come one at a time, such as a room's in turn at its end, do not yield:
+// a yield sends the writer behind every goroutine ready to run, which on
+// a busy machine (a recording's media) delays each commit.
 
 // maxGroup bounds the functions of one commit, so that a steady stream of
 // writes still commits (and answers) regularly.
 const maxGroup = 64
 
 // yieldsBeforeCommit is how many times the writer yields its processor,
-// when nothing is queued, before it commits a group. 4, 8 and 16 measured
-// alike; 0 is the one that commits most groups of one.
+// when nothing is queued, before it commits a group while writes come
+// together. 4, 8 and 16 measured alike; 0 is the one that commits most
+// groups of one.
 const yieldsBeforeCommit = 8
+
+// yieldWindow is how long after a group of more than one function the
+// writer still yields before its commits.
+const yieldWindow = time.Second
 
 var errStoreClosed = errors.New("store: closed")
 
@@ -100,6 +110,18 @@ type groupWriter struct {
 	stop  chan struct{} // closed by Close
 	done  chan struct{} // closed when the writer goroutine has returned
 	once  sync.Once
+	// sharedAt is when a group of more than one function last committed;
+	// only the writer goroutine uses it.
+	sharedAt time.Time
+}
+
+// yields returns how many times the writer yields before it commits a
+// group that starts at now.
+func (g *groupWriter) yields(now time.Time) int {
+	if now.Sub(g.sharedAt) < yieldWindow {
+		return yieldsBeforeCommit
+	}
+	return 0
 }
 
 func newGroupWriter(s *Store) *groupWriter {
@@ -187,6 +209,7 @@ func (g *groupWriter) group(first *writeCall) {
 	d.detached = true
 	var ran []*writeCall // answered after the commit, failed ones too
 	var lost error       // set when the shared transaction is gone
+	yields := g.yields(time.Now())
 	c := first
 	for n := 0; ; n++ {
 		ran = append(ran, c)
@@ -198,7 +221,7 @@ func (g *groupWriter) group(first *writeCall) {
 			break
 		}
 		c = g.next()
-		for i := 0; c == nil && i < yieldsBeforeCommit; i++ {
+		for i := 0; c == nil && i < yields; i++ {
 			runtime.Gosched()
 			c = g.next()
 		}
@@ -218,6 +241,9 @@ func (g *groupWriter) group(first *writeCall) {
 		t.Rollback()
 	}
 	g.s.wrote()
+	if len(ran) > 1 {
+		g.sharedAt = time.Now()
+	}
 	for _, c := range ran {
 		if lost != nil && c.panic == nil {
 			c.err = lost

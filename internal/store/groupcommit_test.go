@@ -480,13 +480,24 @@ func TestInsertID(t *testing.T) {
 }
 
 // Writes whose goroutines are ready to run when the writer would commit
-// join its group: the writer yields its processor before it commits. With
-// one processor, ten callers started together are all ready before the
-// first group commits, so one commit holds them all; without the yield
-// most runs took ten commits, one a caller.
+// join its group while writes come together: the writer yields its
+// processor before it commits. With one processor, ten callers started
+// together are all ready before the first group commits, so one commit
+// holds them all; without the yield most runs took ten commits, one a
+// caller.
 func TestGroupCommitGathersCallersReadyToRun(t *testing.T) {
 	st, dom := openGroupStore(t)
 	ctx := context.Background()
+	// A group of two: writes come together from now on.
+	release, held := holdWriter(t, st, dom)
+	queued := make(chan error, 1)
+	go func() { queued <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "queued") }) }()
+	waitQueued(t, st, 1)
+	release()
+	if err := errors.Join(<-held, <-queued); err != nil {
+		t.Fatal(err)
+	}
+
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const callers = 10
 	commits := st.gen.Load()
@@ -502,5 +513,26 @@ func TestGroupCommitGathersCallersReadyToRun(t *testing.T) {
 	if n := st.gen.Load() - commits; n != 1 {
 		t.Errorf("%d callers ready together took %d commits, want 1", callers, n)
 	}
-	checkUserCount(t, st, dom, callers)
+	checkUserCount(t, st, dom, callers+2)
+}
+
+// The writer yields only within yieldWindow of a group of more than one:
+// writes that come one at a time are committed without it.
+func TestGroupCommitYieldsWhileWritesComeTogether(t *testing.T) {
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		sharedAt time.Time
+		want     int
+	}{
+		{"never together", time.Time{}, 0},
+		{"together just now", now, yieldsBeforeCommit},
+		{"together within the window", now.Add(-yieldWindow + time.Millisecond), yieldsBeforeCommit},
+		{"together before the window", now.Add(-yieldWindow), 0},
+	} {
+		g := &groupWriter{sharedAt: tc.sharedAt}
+		if got := g.yields(now); got != tc.want {
+			t.Errorf("%s: %d yields, want %d", tc.name, got, tc.want)
+		}
+	}
 }
