@@ -9,16 +9,16 @@ import (
 func TestGateLetsAtMostItsSizeThrough(t *testing.T) {
 	for _, size := range []int{1, 4} {
 		g := make(gate, size)
-		entered := make(chan int)
+		entered := make(chan struct{})
 		release := make(chan struct{})
 		callers := size + 3
-		for i := range callers {
+		for range callers {
 			go func() {
 				if err := g.enter(context.Background()); err != nil {
 					t.Error(err)
 					return
 				}
-				entered <- i
+				entered <- struct{}{}
 				<-release
 				g.leave()
 			}()
