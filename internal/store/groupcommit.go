@@ -15,9 +15,9 @@ import (
 //
 // SQLite has one writer, so write transactions queue for the single
 // writer connection, and each pays a commit: the WAL frames of every page
-// it changed are written (one pwrite each), and now and then a checkpoint
-// runs. Under concurrent writes most of a transaction's time is that
-// commit.
+// it changed are written (one pwrite each), and now and then the writer
+// checkpoints the log (checkpoint.go). Under concurrent writes most of a
+// transaction's time is that commit.
 //
 // The group writer runs the queued transaction functions back to back
 // inside one SQLite transaction and commits once. Each function runs
@@ -241,6 +241,9 @@ func (g *groupWriter) group(first *writeCall) {
 		t.Rollback()
 	}
 	g.s.wrote()
+	if lost == nil {
+		g.s.checkpoints.wrote()
+	}
 	if len(ran) > 1 {
 		g.sharedAt = time.Now()
 	}

@@ -43,6 +43,9 @@ type Store struct {
 	// titles keeps the SQLite title index behind the table
 	// (titleindex.go); nil on PostgreSQL.
 	titles *titleIndexer
+	// checkpoints copies SQLite's log into the database file behind the
+	// writer (checkpoint.go); nil on PostgreSQL.
+	checkpoints *checkpointer
 	// titleSample steers PostgreSQL's title searches (titlestats.go).
 	titleSample titleSampler
 	// searches holds the PostgreSQL title searches running at once
@@ -152,7 +155,10 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	// busy_timeout first so that the following pragmas wait rather than fail.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
-	wdb, err := openSQLiteDB(base + "&_txlock=immediate")
+	// The writer checkpoints the log itself only once it holds
+	// writerCheckpointPages; the checkpointer copies it before that
+	// (checkpoint.go).
+	wdb, err := openSQLiteDB(base + "&_txlock=immediate" + fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", writerCheckpointPages))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -175,7 +181,17 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(readsAtOnce())
 	rdb.SetMaxIdleConns(readsAtOnce())
+	cdb, err := openSQLiteDB(base + "&_pragma=cache_size(-64)")
+	if err != nil {
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	cdb.SetMaxOpenConns(1)
+	cdb.SetMaxIdleConns(1)
+	cdb.SetConnMaxIdleTime(0)
 	s := &Store{rdb: rdb, wdb: wdb}
+	s.checkpoints = newCheckpointer(cdb, checkpointEvery)
 	s.writer = newGroupWriter(s)
 	s.titles = newTitleIndexer(s)
 	return s, nil
@@ -210,6 +226,11 @@ func (s *Store) Close() error {
 	}
 	if s.writer != nil {
 		s.writer.close()
+	}
+	if s.checkpoints != nil {
+		if e := s.checkpoints.close(); err == nil {
+			err = e
+		}
 	}
 	if e := s.wdb.Close(); err == nil {
 		err = e
