@@ -29,14 +29,7 @@ func fileOnly(t *testing.T, dir string) *sql.DB {
 func TestCheckpointerCopiesTheLogBehindTheWriter(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := Open(ctx, Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := openSQLiteStoreIn(t, dir)
 	d, _, err := st.CreateDomain(ctx, "A")
 	if err != nil {
 		t.Fatal(err)
@@ -81,11 +74,7 @@ func walPages(t *testing.T, dir string) int64 {
 func TestLogStaysBoundedUnderWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := Open(ctx, Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSQLiteStoreIn(t, dir)
 	if err := st.tx(ctx, func(d db) error {
 		_, err := d.exec(ctx, "CREATE TABLE scratch (b BLOB)")
 		if err == nil {

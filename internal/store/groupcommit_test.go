@@ -19,8 +19,15 @@ import (
 // closed when the test ends.
 func openSQLiteStore(t *testing.T) *Store {
 	t.Helper()
+	return openSQLiteStoreIn(t, t.TempDir())
+}
+
+// openSQLiteStoreIn opens a migrated SQLite store in dir, closed when the
+// test ends.
+func openSQLiteStoreIn(t *testing.T, dir string) *Store {
+	t.Helper()
 	ctx := context.Background()
-	st, err := Open(ctx, Options{DataDir: t.TempDir()})
+	st, err := Open(ctx, Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
