@@ -68,9 +68,11 @@ func walPages(t *testing.T, dir string) int64 {
 }
 
 // Under writes one after the other the log starts again from its
-// beginning rather than grow with every commit: the checkpointer's
-// checkpoints alone never start it again (a writer's transaction always
-// begins with frames committed after them), the writer's do.
+// beginning rather than grow with every commit. The checkpointer's
+// checkpoints alone cannot be relied on for that: the log starts again
+// only at a write transaction that begins with all of it copied, and
+// under steady writes new frames are always there by then. The writer's
+// own checkpoint, between two of its transactions, is what starts it.
 func TestLogStaysBoundedUnderWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
