@@ -17,13 +17,17 @@ import (
 	"github.com/lectern-lms/lectern/internal/store"
 )
 
-// tool returns the path of a command the test needs; CI installs them
-// (poppler-utils, zbar-tools), so a missing one fails the test.
+// tool returns the path of a command the test needs (poppler-utils,
+// zbar-tools). Without it the test is skipped, with the reason, outside CI
+// and fails under CI (.ci/run installs them), as the README says.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Fatalf("%s not installed (apt-get install poppler-utils zbar-tools): %v", name, err)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s must be installed under CI (apt-get install poppler-utils zbar-tools): %v", name, err)
+		}
+		t.Skipf("%s not installed: the test that reads the PDF back is skipped (apt-get install poppler-utils zbar-tools to run it)", name)
 	}
 	return p
 }
