@@ -36,13 +36,12 @@ import (
 // only, syncing the log before it writes them to the database file and
 // the database file before the log may be written over.
 type checkpointer struct {
-	db    *sql.DB
-	every time.Duration
-	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	err   error // of closing db
+	db   *sql.DB
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	err  error // of closing db
 }
 
 // checkpointEvery is the shortest time between two of the checkpointer's
@@ -57,8 +56,8 @@ const checkpointEvery = 100 * time.Millisecond
 // calls however little is left to copy, come four times less often.
 const writerCheckpointPages = 4000
 
-func newCheckpointer(db *sql.DB, every time.Duration) *checkpointer {
-	c := &checkpointer{db: db, every: every, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newCheckpointer(db *sql.DB) *checkpointer {
+	c := &checkpointer{db: db, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go c.loop()
 	return c
 }
@@ -74,7 +73,7 @@ func (c *checkpointer) wrote() {
 
 func (c *checkpointer) loop() {
 	defer close(c.done)
-	wait := time.NewTimer(c.every)
+	wait := time.NewTimer(checkpointEvery)
 	var failing string // the last error logged, until a checkpoint succeeds
 	for {
 		select {
@@ -93,7 +92,7 @@ func (c *checkpointer) loop() {
 			failing = ""
 			slog.Info("store: the SQLite log checkpoints again")
 		}
-		wait.Reset(c.every)
+		wait.Reset(checkpointEvery)
 		select {
 		case <-wait.C:
 		case <-c.stop:

@@ -191,7 +191,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	cdb.SetMaxIdleConns(1)
 	cdb.SetConnMaxIdleTime(0)
 	s := &Store{rdb: rdb, wdb: wdb}
-	s.checkpoints = newCheckpointer(cdb, checkpointEvery)
+	s.checkpoints = newCheckpointer(cdb)
 	s.writer = newGroupWriter(s)
 	s.titles = newTitleIndexer(s)
 	return s, nil
