@@ -207,6 +207,7 @@ func (g *groupWriter) group(first *writeCall) {
 	}
 	d := g.s.on(t)
 	d.detached = true
+	g.s.hooks.groupStarted()
 	var ran []*writeCall // answered after the commit, failed ones too
 	var lost error       // set when the shared transaction is gone
 	yields := g.yields(time.Now())
@@ -239,6 +240,9 @@ func (g *groupWriter) group(first *writeCall) {
 		}
 	} else {
 		t.Rollback()
+	}
+	if lost != nil {
+		g.s.hooks.clear() // it may hold what the group read of its own writes
 	}
 	g.s.wrote()
 	if lost == nil {
@@ -294,6 +298,8 @@ func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) e
 		}
 		return nil
 	}
+	// What the function read of its own writes goes with them.
+	g.s.hooks.clear()
 	// ROLLBACK TO fails when SQLite already rolled the whole transaction
 	// back (an I/O error, a full disk): the group is lost.
 	if _, err := t.ExecContext(ctx, sqlRollbackTo); err != nil {

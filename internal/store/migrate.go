@@ -158,6 +158,8 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 		}
 		applied = append(applied, MigrationStatus{Version: m.version, Name: m.name, Applied: true})
 	}
+	// A migration writes outside the group writer (hookcache.go).
+	s.hooks.clear()
 	// Classes a stopped process left out of the title index are indexed
 	// now, not at the next class created.
 	if err := s.resumeTitleIndex(ctx); err != nil {

@@ -65,7 +65,9 @@ type Store struct {
 	// gen moves on after each write transaction of this Store commits
 	// (or fails to); the record caches serve an entry only while it has
 	// not moved (recordcache.go).
-	gen          atomic.Uint64
+	gen atomic.Uint64
+	// hooks holds the domains' webhook endpoints for emit (SQLite).
+	hooks        hookCache
 	cacheRecords bool
 	recordTTL    time.Duration
 	recordClock  func() time.Time // time.Now; not Now, which tests may stop
@@ -292,6 +294,9 @@ func (d db) now() time.Time { return d.s.now() }
 
 func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	defer d.timed("exec", time.Now())
+	if !d.pg && changesHooks(q) {
+		d.s.hooks.clear()
+	}
 	return d.r.ExecContext(d.ctx(ctx), rebind(q, d.pg), args...)
 }
 

@@ -229,25 +229,18 @@ func (s *Store) ReplayWebhook(ctx context.Context, domainID, id int64, since tim
 // change; which event a change raises, and its payload, come from package
 // event.
 func emit(ctx context.Context, tx db, domainID int64, ev event.Event) error {
-	rows, err := tx.query(ctx, "SELECT id, events FROM webhook_endpoints WHERE domain_id = ? AND enabled = 1", domainID)
+	endpoints, err := tx.s.hooks.targets(ctx, tx, domainID)
 	if err != nil {
 		return err
 	}
 	var targets []int64
-	for rows.Next() {
-		var id int64
-		var events string
-		if err := rows.Scan(&id, &events); err != nil {
-			rows.Close()
-			return err
-		}
-		if strings.Contains(events, " "+ev.Type+" ") {
-			targets = append(targets, id)
+	for _, ep := range endpoints {
+		if strings.Contains(ep.events, " "+ev.Type+" ") {
+			targets = append(targets, ep.id)
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(targets) == 0 {
-		return err
+	if len(targets) == 0 {
+		return nil
 	}
 	now := tx.now()
 	id := NewEventID()
