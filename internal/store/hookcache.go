@@ -9,7 +9,7 @@ import (
 // hookCache keeps, on SQLite, each domain's enabled webhook endpoints as
 // the group writer last read them, so that a write raising an event (emit)
 // does not query webhook_endpoints every time: that query was a sixth of
-// the writer's work in creating a user, and most domains have no endpoint
+// the writer's work in creating a user, for endpoints that rarely change
 // (docs/performance.md, "Twenty-third pass").
 //
 // It is exact, never a while out of date. It is read and filled only in

@@ -33,7 +33,10 @@ import (
 // Each pass writes a segment, and FTS5 merges segments only a few at a
 // time (automerge), so an index built over time is a dozen segments, and a
 // search reads every one of them for each trigram: twice the CPU of a
-// search of one segment at 100,000 classes (docs/performance.md). After a
+// search of one segment at 100,000 classes (docs/performance.md). FTS5
+// merges a level's segments at once when it has 4 (crisismerge, migration
+// 0043): passes of a few rows, whose automerge work is as small as they
+// are, would otherwise leave up to 15 segments of a page each. After a
 // pass, when the smaller segments together hold at least
 // 1/titleMergeShare of the pages of the largest, the indexer merges them
 // all into one, titleMergePages pages per write transaction, so a merge

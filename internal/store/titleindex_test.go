@@ -491,7 +491,9 @@ func TestClassTitleIndexerMerges(t *testing.T) {
 	st.HoldTitleIndex() // so that the passes below are the test's
 	want := classTitles{}
 	indexInPasses(t, st, d.ID, want, 1000, 50)
-	if n := len(segments(t, st)); n < 4 {
+	// FTS5 merges each level at 4 segments (migration 0043): 20 passes
+	// leave a few levels' segments.
+	if n := len(segments(t, st)); n < 2 {
 		t.Fatalf("%d segments after 20 passes, want several", n)
 	}
 	if err := st.Close(); err != nil {
@@ -547,4 +549,30 @@ func waitSegments(t *testing.T, st *store.Store, when string, within time.Durati
 		sizes := segments(t, st)
 		return len(sizes) == 1, fmt.Sprintf("%s: segments %v, want one", when, sizes)
 	})
+}
+
+// Passes of a few classes each, as an index grown through the API gets,
+// leave a few segments besides the largest, not a dozen: FTS5 merges a
+// level's segments once it has 4 (migration 0043), and the largest is
+// left alone.
+func TestClassTitleIndexFewSegmentsAfterSmallPasses(t *testing.T) {
+	ctx := context.Background()
+	st, d := sqliteDomain(t, t.TempDir())
+	st.HoldTitleIndex() // so that the passes below are the test's
+	want := classTitles{}
+	indexInPasses(t, st, d.ID, want, 800, 200)
+	if _, err := st.MergeClassTitleSteps(ctx, true, 0); err != nil { // one large segment, as the indexer leaves it
+		t.Fatal(err)
+	}
+	largest := segments(t, st)[0]
+	indexInPasses(t, st, d.ID, want, 80, 2) // 40 passes of 2 classes
+	sizes := segments(t, st)
+	if len(sizes) > 6 {
+		t.Errorf("segments after 40 passes of 2 classes: %v, want at most 6", sizes)
+	}
+	if slices.Max(sizes) != largest {
+		t.Errorf("segments %v: the largest was %d pages and should be left alone", sizes, largest)
+	}
+	checkIndex(t, st, -1, "after the small passes")
+	checkSearches(t, st, d.ID, want, "after the small passes")
 }
