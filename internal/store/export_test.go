@@ -31,6 +31,13 @@ func (s *Store) PointsHistory(ctx context.Context, domainID, userID int64) ([]Po
 	return out, rows.Err()
 }
 
+// TitlePasses returns how many passes the title indexer has begun with
+// classes pending.
+func (s *Store) TitlePasses() int64 { return s.titles.passes.Load() }
+
+// TitlePassEvery is the least time between two title index passes.
+const TitlePassEvery = titlePassEvery
+
 // HoldTitleIndex stops the SQLite title indexer without a pass: classes
 // created afterwards stay above indexed_upto until IndexClassTitles, and
 // Close does not index them. Call it before the store is written to.

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -127,63 +125,4 @@ func TestFTSSearch(t *testing.T) {
 			t.Errorf("ftsSearch(%q) = %s, want %s", tc.text, got, tc.want)
 		}
 	}
-}
-
-// Under a stream of creates the indexer runs a pass at most every
-// titlePassEvery, each taking what came in meanwhile, rather than one
-// every titleIndexAfter classes; and it still indexes every class.
-func TestTitlePassesPacedUnderWrites(t *testing.T) {
-	ctx := context.Background()
-	s := openSQLiteStore(t)
-	d, _, err := s.CreateDomain(ctx, "A")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const writers, perWriter = 8, 250 // 2,000 classes: 31 passes of titleIndexAfter
-	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-	began := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Go(func() {
-			for i := range perWriter {
-				if _, err := s.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: fmt.Sprintf("Writer %d class %d", w, i),
-					Date: "2030-01-02", StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd",
-					Published: 1, Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	took := time.Since(began)
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	// A pass may start at the first kick, then one every titlePassEvery,
-	// and the one that takes the last classes may end the stream.
-	passes := s.titles.passes.Load()
-	if most := int64(took/titlePassEvery) + 2; passes > most {
-		t.Errorf("%d passes while %d classes were created in %v; want at most %d (one each %v)",
-			passes, writers*perWriter, took.Round(time.Millisecond), most, titlePassEvery)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		upto, maxID, err := s.ClassTitleIndexState(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if upto == maxID {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("indexed_upto %d, highest id %d after 10 s", upto, maxID)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := s.CheckClassTitleIndex(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d classes in %v, %d passes", writers*perWriter, took.Round(time.Millisecond), passes)
 }

@@ -576,3 +576,40 @@ func TestClassTitleIndexFewSegmentsAfterSmallPasses(t *testing.T) {
 	checkIndex(t, st, -1, "after the small passes")
 	checkSearches(t, st, d.ID, want, "after the small passes")
 }
+
+// Under a stream of creates the indexer runs a pass at most every
+// TitlePassEvery, each taking what came in meanwhile, rather than one
+// every 64 classes; and it still indexes every class.
+func TestTitlePassesPacedUnderWrites(t *testing.T) {
+	ctx := context.Background()
+	st, d := sqliteDomain(t, t.TempDir())
+	const writers, perWriter = 8, 250 // 2,000 classes: 31 passes of 64
+	began := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				if _, err := st.CreateLiveClass(ctx, d.ID, newClass(fmt.Sprintf("Writer %d class %d", w, i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(began)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// A pass may start at the first kick, then one every TitlePassEvery,
+	// and the one that takes the last classes may end the stream.
+	passes := st.TitlePasses()
+	if most := int64(took/store.TitlePassEvery) + 2; passes > most {
+		t.Errorf("%d passes while %d classes were created in %v; want at most %d (one each %v)",
+			passes, writers*perWriter, took.Round(time.Millisecond), most, store.TitlePassEvery)
+	}
+	waitIndexed(t, st, "after the stream", 10*time.Second)
+	t.Logf("%d classes in %v, %d passes", writers*perWriter, took.Round(time.Millisecond), passes)
+}
