@@ -14,18 +14,26 @@ import (
 	"unicode/utf8"
 )
 
-// On PostgreSQL a title search is a LIKE on the folded title, served by
-// the trigram index (migration 0034). Asked for the whole text, the index
-// reads the posting list of each of its trigrams, and those of common
-// words are long: for "algebra 103" at 100,000 classes, 0.78 ms in the
-// index for 26 candidates, against 0.11 ms for the 224 candidates of
-// "a 103" alone (docs/performance.md, "Twentieth pass"). But a window too
-// common costs more than the whole: "algeb" has 15,000 candidates, each
-// a row read and checked, 9.8 ms. So a search asks the index for the
-// window of the text, or the whole text, that looks cheapest by the
-// trigrams of a sample of the titles, and the LIKE on the whole text
-// decides on the rows. The choice changes the cost of a search, never its
-// matches.
+// A title search asks the database's trigram index for part of its text
+// and lets the LIKE on the whole text decide on the rows (migration 0034).
+// Asked for the whole text, the index reads the posting list of each of
+// its trigrams, and those of common words are long: for "algebra 103" at
+// 100,000 classes, PostgreSQL spent 0.78 ms in the index for 26
+// candidates, against 0.11 ms for the 224 candidates of "a 103" alone
+// (docs/performance.md, "Twentieth pass"); SQLite's FTS5 index, asked for
+// both ends of the text ("algeb" and "a 103"), 955 µs of server CPU a
+// search, against 694 µs for "a 103" ("Twenty-fourth pass"). But a
+// window too common costs more than the whole: "algeb" has 15,000
+// candidates, each a row read and checked, 9.8 ms on PostgreSQL. So a
+// search asks the index for the window of the text, or the whole text,
+// that looks cheapest by the trigrams of a sample of the titles. The
+// choice changes the cost of a search, never its matches.
+//
+// The two indexes take different trigrams from a title: PostgreSQL's
+// pg_trgm those of each word, padded with spaces (trigrams); SQLite's
+// FTS5 trigram tokenizer every three characters in a row, spaces and
+// signs included (ftsTrigrams). The sample counts them as its database's
+// index does.
 //
 // The sample is of the whole table, all domains, and taken again when
 // older than titleSampleTTL, by the first search that finds it so; the
@@ -64,10 +72,11 @@ type titleSampler struct {
 }
 
 // titleSample holds, for each trigram of the sampled titles (as the
-// index takes them from a folded title, see trigrams), the sampled titles
-// that hold it.
+// index takes them from a folded title), the sampled titles that hold it.
 type titleSample struct {
-	at    time.Time
+	at time.Time
+	// fts: the trigrams are FTS5's (ftsTrigrams), not pg_trgm's (trigrams).
+	fts   bool
 	grams map[trigram]*titleGram
 }
 
@@ -100,12 +109,13 @@ func (g trigram) String() string {
 }
 
 // newTitleSample makes the sample of the folded titles given, at most
-// titleSampleSize of them.
-func newTitleSample(at time.Time, titles []string) *titleSample {
-	p := &titleSample{at: at, grams: map[trigram]*titleGram{}}
+// titleSampleSize of them, with FTS5's trigrams when fts is set and
+// pg_trgm's otherwise.
+func newTitleSample(at time.Time, titles []string, fts bool) *titleSample {
+	p := &titleSample{at: at, fts: fts, grams: map[trigram]*titleGram{}}
 	var grams []trigram
 	for i, title := range titles[:min(len(titles), titleSampleSize)] {
-		grams = trigrams(grams[:0], trigramText(title), false)
+		grams = p.trigrams(grams[:0], p.text(title), false)
 		for _, g := range grams {
 			s := p.grams[g]
 			if s == nil {
@@ -164,55 +174,57 @@ func (s *Store) titleSampleStale(sample *titleSample) bool {
 // classes named in sequence). A table of fewer ids than the sample is
 // read whole. A title counts by its first 4*titleChoiceMax characters:
 // enough for the texts weighed, and a megabyte of title costs no more.
+// The ids are written into the query, which runs once every
+// titleSampleTTL: they are numbers drawn here, and one form serves both
+// databases.
 func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 	d := s.read()
 	var first, last int64
 	if err := d.queryRow(ctx, "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM live_classes").Scan(&first, &last); err != nil {
 		return nil, err
 	}
-	q, args := "SELECT LOWER(LEFT(title, "+strconv.Itoa(titleChoiceMax*4)+")) FROM live_classes", []any(nil)
+	q := "SELECT " + d.fold("SUBSTR(title, 1, "+strconv.Itoa(titleChoiceMax*4)+")") + " FROM live_classes"
 	if last-first >= titleSampleSize {
 		ids := make([]byte, 0, titleSampleSize*8)
-		ids = append(ids, '{')
 		for i := range titleSampleSize {
 			if i > 0 {
 				ids = append(ids, ',')
 			}
 			ids = strconv.AppendInt(ids, first+rand.Int64N(last-first+1), 10)
 		}
-		q, args = q+" WHERE id = ANY (CAST(? AS bigint[]))", []any{string(append(ids, '}'))}
+		q += " WHERE id IN (" + string(ids) + ")"
 	}
 	var titles []string
-	err := scanRows(ctx, d, q, args, func(r *sql.Rows) error {
+	err := scanRows(ctx, d, q, nil, func(r *sql.Rows) error {
 		titles = append(titles, "")
 		return r.Scan(&titles[len(titles)-1])
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newTitleSample(s.recordClock(), titles), nil
+	return newTitleSample(s.recordClock(), titles, !s.pg), nil
 }
 
 // window returns the cheapest of text and its windows of titleWindow
 // characters (text itself when it is no longer than a window, or longer
-// than titleChoiceMax). A choice's cost is the postings of its trigrams,
-// the index's work, plus titleRowCost for each row that holds them all,
-// the candidates to read and check, both as counted in the sample. A
-// window the index would take no trigram from is not a choice: the index
-// would read all of itself. Ties keep the whole text, or the first
-// window.
+// than titleChoiceMax), as the index of p's database takes their
+// trigrams. A choice's cost is the postings of its trigrams, the index's
+// work, plus titleRowCost for each row that holds them all, the
+// candidates to read and check, both as counted in the sample. A window
+// the index would take no trigram from is not a choice: the index would
+// read all of itself. Ties keep the whole text, or the first window.
 func (p *titleSample) window(text string) string {
 	if n := utf8.RuneCountInString(text); n <= titleWindow || n > titleChoiceMax {
 		return text
 	}
-	t := trigramText(text)
-	grams := trigrams(nil, t, true)
+	t := p.text(text)
+	grams := p.trigrams(nil, t, true)
 	if len(grams) == 0 {
 		return text
 	}
 	best, bestCost := -1, p.cost(grams)
 	for i := 0; i+titleWindow <= len(t); i++ {
-		grams = trigrams(grams[:0], t[i:i+titleWindow], true)
+		grams = p.trigrams(grams[:0], t[i:i+titleWindow], true)
 		if len(grams) == 0 {
 			continue
 		}
@@ -223,7 +235,38 @@ func (p *titleSample) window(text string) string {
 	if best < 0 {
 		return text
 	}
-	return string([]rune(text)[best : best+titleWindow])
+	return string([]rune(text)[best : best+titleWindow]) // t's runes are text's, one for one
+}
+
+// text is s, a folded title or search text, as p's database's index
+// reads it: its characters for FTS5, a trigramText for pg_trgm. A part of
+// it is the text of that part of s.
+func (p *titleSample) text(s string) []rune {
+	if p.fts {
+		return []rune(s)
+	}
+	return trigramText(s)
+}
+
+// trigrams appends to dst, once each, the trigrams p's database's index
+// takes from t, a text (p.text) of a title or, wild, of a search text or
+// a part of it.
+func (p *titleSample) trigrams(dst []trigram, t []rune, wild bool) []trigram {
+	if p.fts {
+		return ftsTrigrams(dst, t)
+	}
+	return trigrams(dst, t, wild)
+}
+
+// ftsTrigrams appends to dst, once each, the trigrams FTS5's trigram
+// tokenizer takes from t: every three characters in a row.
+func ftsTrigrams(dst []trigram, t []rune) []trigram {
+	for i := 0; i+3 <= len(t); i++ {
+		if g := gram(t[i], t[i+1], t[i+2]); !slices.Contains(dst, g) {
+			dst = append(dst, g)
+		}
+	}
+	return dst
 }
 
 // cost is the cost of asking the index for the trigrams grams (see

@@ -18,7 +18,7 @@ func TestTitleSampleWindow(t *testing.T) {
 		titles = append(titles, fmt.Sprintf("algebra %d", 100+n), fmt.Sprintf("french %d", 100+n))
 	}
 	titles = append(titles, "vol. 9 of a set", "éléphant rose")
-	sample := newTitleSample(time.Time{}, titles)
+	sample := newTitleSample(time.Time{}, titles, false)
 	// A megabyte of characters, each of its trigrams different.
 	var long strings.Builder
 	for r := rune(0x4e00); long.Len() < 1<<20; r++ {
@@ -47,11 +47,35 @@ func TestTitleSampleWindow(t *testing.T) {
 			t.Errorf("window(%.60q) = %.60q, want %.60q", c.text, got, c.want)
 		}
 	}
+
+	// SQLite's FTS5 index takes every three characters in a row, spaces
+	// and signs included.
+	fts := newTitleSample(time.Time{}, titles, true)
+	for _, c := range []struct{ text, want string }{
+		{"alg", "alg"},
+		{"algebra", "algeb"},
+		{"algebra 157", "a 157"},
+		{"algebra 15", "ra 15"},
+		// "a 1" is in 100 titles, "bra" and "ra " in 300: the 100
+		// titles of "algebra 1" by fewer postings than the whole.
+		{"algebra 1", "bra 1"},
+		{"french 157", "h 157"},
+		{"zoology", "zoology"},
+		{"a - b - c - d", "a - b - c - d"},
+		// "et " is in no sampled title ("a set" ends it), nor is "t v".
+		{"set vol. 157", "et vo"},
+		{"éléphant 157", "t 157"}, // characters, not bytes
+		{long.String(), long.String()},
+	} {
+		if got := fts.window(c.text); got != c.want {
+			t.Errorf("FTS5: window(%.60q) = %.60q, want %.60q", c.text, got, c.want)
+		}
+	}
 }
 
-// BenchmarkTitleSampleWindow is the CPU a PostgreSQL search spends
-// choosing its window, on a sample of 1,024 titles as lectern-bench makes
-// them.
+// BenchmarkTitleSampleWindow is the CPU a search spends choosing its
+// window, on a sample of 1,024 titles as lectern-bench makes them, with
+// each database's trigrams.
 func BenchmarkTitleSampleWindow(b *testing.B) {
 	words := []string{"algebra", "biology", "chemistry", "drawing", "economics", "french", "geometry", "history"}
 	var titles []string
@@ -59,13 +83,15 @@ func BenchmarkTitleSampleWindow(b *testing.B) {
 		n := i * 97
 		titles = append(titles, fmt.Sprintf("%s %d", words[n%8], n))
 	}
-	sample := newTitleSample(time.Time{}, titles)
-	for _, text := range []string{"history 107", "introduction to algebra and geometry"} {
-		b.Run(strings.ReplaceAll(text, " ", "_"), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				sample.window(text)
-			}
-		})
+	for _, fts := range []bool{false, true} {
+		sample := newTitleSample(time.Time{}, titles, fts)
+		for _, text := range []string{"history 107", "introduction to algebra and geometry"} {
+			b.Run(fmt.Sprintf("fts=%v/%s", fts, strings.ReplaceAll(text, " ", "_")), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					sample.window(text)
+				}
+			})
+		}
 	}
 }
