@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"math/bits"
@@ -72,19 +73,48 @@ type titleSampler struct {
 }
 
 // titleSample holds, for each trigram of the sampled titles (as the
-// index takes them from a folded title), the sampled titles that hold it.
+// index takes them from a folded title), the sampled titles that hold it:
+// the trigrams in order, each one's titles as their numbers in the
+// sample, and as a set of titleSampleSize bits for those in many titles.
+// Most trigrams are in a few titles, and a set for each, as this kept
+// before, took 2.6 MB for titles of random letters, where nearly every
+// trigram is in one title; the lists take 0.3 MB (docs/performance.md,
+// "Twenty-fourth pass"). The sets keep weighing a window of common
+// trigrams as quick as it was.
 type titleSample struct {
 	at time.Time
 	// fts: the trigrams are FTS5's (ftsTrigrams), not pg_trgm's (trigrams).
 	fts   bool
-	grams map[trigram]*titleGram
+	grams []trigram
+	// ends[i] is where grams[i]'s titles end in titles, and start at
+	// ends[i-1] (0 for the first).
+	ends   []int32
+	titles []uint16
+	// set[i], when not 0, is grams[i]'s titles as sets[set[i]-1].
+	set  []int32
+	sets []titleSet
 }
 
-// titleGram is the sampled titles that hold a trigram: a bit each, and
-// how many.
-type titleGram struct {
-	titles titleSet
-	n      int64
+// titleSetAt is the number of titles from which a trigram's titles are
+// also kept as a set: a set is 128 bytes, the titles' list 2 each.
+const titleSetAt = 64
+
+// holders returns the sampled titles that hold g, by their numbers, in
+// order, and as a set when it keeps one; none when no sampled title does.
+func (p *titleSample) holders(g trigram) ([]uint16, *titleSet) {
+	i, ok := slices.BinarySearch(p.grams, g)
+	if !ok {
+		return nil, nil
+	}
+	start := int32(0)
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	var set *titleSet
+	if k := p.set[i]; k > 0 {
+		set = &p.sets[k-1]
+	}
+	return p.titles[start:p.ends[i]], set
 }
 
 // titleSet is a set of sampled titles.
@@ -112,21 +142,45 @@ func (g trigram) String() string {
 // titleSampleSize of them, with FTS5's trigrams when fts is set and
 // pg_trgm's otherwise.
 func newTitleSample(at time.Time, titles []string, fts bool) *titleSample {
-	p := &titleSample{at: at, fts: fts, grams: map[trigram]*titleGram{}}
+	p := &titleSample{at: at, fts: fts}
+	// Each trigram of each title, with the title's number: sorted, the
+	// trigrams in order, each with its titles.
+	type holding struct {
+		g trigram
+		t uint16
+	}
+	var held []holding
 	var grams []trigram
 	for i, title := range titles[:min(len(titles), titleSampleSize)] {
 		grams = p.trigrams(grams[:0], p.text(title), false)
 		for _, g := range grams {
-			s := p.grams[g]
-			if s == nil {
-				s = new(titleGram)
-				p.grams[g] = s
-			}
-			s.titles[i/64] |= 1 << (i % 64)
+			held = append(held, holding{g, uint16(i)})
 		}
 	}
-	for _, s := range p.grams {
-		s.n = s.titles.count()
+	slices.SortFunc(held, func(a, b holding) int {
+		return cmp.Or(cmp.Compare(a.g, b.g), cmp.Compare(a.t, b.t))
+	})
+	p.titles = make([]uint16, len(held))
+	for k, h := range held {
+		if len(p.grams) == 0 || p.grams[len(p.grams)-1] != h.g {
+			p.grams = append(p.grams, h.g)
+			p.ends = append(p.ends, 0)
+		}
+		p.ends[len(p.ends)-1] = int32(k + 1)
+		p.titles[k] = h.t
+	}
+	p.set = make([]int32, len(p.grams))
+	start := int32(0)
+	for i, end := range p.ends {
+		if end-start >= titleSetAt {
+			var set titleSet
+			for _, t := range p.titles[start:end] {
+				set[t/64] |= 1 << (t % 64)
+			}
+			p.sets = append(p.sets, set)
+			p.set[i] = int32(len(p.sets))
+		}
+		start = end
 	}
 	return p
 }
@@ -278,13 +332,19 @@ func (p *titleSample) cost(grams []trigram) int64 {
 		all[i] = ^uint64(0)
 	}
 	for _, g := range grams {
-		s := p.grams[g]
-		if s == nil {
+		holders, set := p.holders(g)
+		if len(holders) == 0 {
 			return postings // in no sampled title: no candidates
 		}
-		postings += s.n
+		postings += int64(len(holders))
+		if set == nil {
+			set = new(titleSet)
+			for _, t := range holders {
+				set[t/64] |= 1 << (t % 64)
+			}
+		}
 		for j := range all {
-			all[j] &= s.titles[j]
+			all[j] &= set[j]
 		}
 	}
 	return postings + titleRowCost*all.count()

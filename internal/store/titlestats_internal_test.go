@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,63 @@ func BenchmarkTitleSampleWindow(b *testing.B) {
 					sample.window(text)
 				}
 			})
+		}
+	}
+}
+
+// The sample keeps, for each trigram, the titles that hold it: as a list
+// for every trigram, and as a set too for those in titleSetAt titles or
+// more. Both are checked against the titles themselves, on each
+// database's trigrams.
+func TestTitleSampleHolders(t *testing.T) {
+	var titles []string
+	for n := range 200 {
+		titles = append(titles, fmt.Sprintf("algebra %d", n))
+	}
+	titles = append(titles, "vol. 9 of a set", "éléphant rose", "")
+	// "qqq" in titleSetAt titles, kept as a set too; "www" in one fewer.
+	for n := range titleSetAt {
+		titles = append(titles, "qqq")
+		if n > 0 {
+			titles = append(titles, "www")
+		}
+	}
+	for _, fts := range []bool{false, true} {
+		p := newTitleSample(time.Time{}, titles, fts)
+		want := map[trigram][]uint16{}
+		for i, title := range titles {
+			for _, g := range p.trigrams(nil, p.text(title), false) {
+				want[g] = append(want[g], uint16(i))
+			}
+		}
+		if len(p.grams) != len(want) {
+			t.Errorf("fts=%v: %d trigrams kept, want %d", fts, len(p.grams), len(want))
+		}
+		sets := 0
+		for g, w := range want {
+			got, set := p.holders(g)
+			if !slices.Equal(got, w) {
+				t.Errorf("fts=%v: titles of %q: %v, want %v", fts, g, got, w)
+			}
+			if (set != nil) != (len(w) >= titleSetAt) {
+				t.Errorf("fts=%v: %q in %d titles: set kept %v", fts, g, len(w), set != nil)
+			}
+			if set != nil {
+				sets++
+				var each titleSet
+				for _, i := range w {
+					each[i/64] |= 1 << (i % 64)
+				}
+				if *set != each {
+					t.Errorf("fts=%v: set of %q is not its titles", fts, g)
+				}
+			}
+		}
+		if sets == 0 {
+			t.Errorf("fts=%v: no trigram kept as a set", fts)
+		}
+		if got, set := p.holders(gram('z', 'z', 'z')); got != nil || set != nil {
+			t.Errorf("fts=%v: titles of a trigram in none: %v, %v", fts, got, set)
 		}
 	}
 }
