@@ -175,25 +175,17 @@ func (s *Store) SetCacheRecords(on bool) { s.cacheRecords = on }
 // record kept so far is stale.
 func (s *Store) Wrote() { s.wrote() }
 
-// TitleSearchWindow returns the part of text, folded, a title search
+// TitleSearchWindow returns the part of text a PostgreSQL title search
 // asks the trigram index for (titlestats.go).
 func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {
 	return s.searchWindow(ctx, strings.ToLower(text))
 }
 
-// TitleFTSQuery returns the FTS5 query a title search for text asks
-// SQLite's index (ftsQuery).
-func (s *Store) TitleFTSQuery(ctx context.Context, text string) string {
-	return s.ftsQuery(ctx, text)
-}
-
 // TitleTrigrams returns the trigrams the sample takes from a title, in
-// order: those the trigram index keeps for it, FTS5's when fts is set,
-// pg_trgm's otherwise (titlestats.go).
-func TitleTrigrams(title string, fts bool) []string {
-	p := &titleSample{fts: fts}
+// order: those the trigram index keeps for it (titlestats.go).
+func TitleTrigrams(title string) []string {
 	var out []string
-	for _, g := range p.trigrams(nil, p.text(strings.ToLower(title)), false) {
+	for _, g := range trigrams(nil, trigramText(strings.ToLower(title)), false) {
 		out = append(out, g.String())
 	}
 	return out

@@ -354,7 +354,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 		if s.pg {
 			ids, total, err = s.pgSearchIDs(ctx, d, domainID, f, where, args, p)
 		} else {
-			ids, total, err = s.searchIDs(ctx, d, f, where, args, p)
+			ids, total, err = searchIDs(ctx, d, f, where, args, p)
 		}
 		if err == nil && len(ids) > 0 {
 			if cached {
@@ -470,19 +470,17 @@ func (s *Store) pgSearchIDs(ctx context.Context, d db, domainID int64, f ClassFi
 //
 // The title index narrows the rows (migration 0034), joined to the table
 // rather than as an IN list, which SQLite gathers in a temporary table
-// first. It is asked for a window of the text, the cheapest by a sample
-// of the titles, as on PostgreSQL (ftsQuery). The domain's rows above
-// indexed_upto are not in the index yet (migration 0038, titleindex.go)
-// and are all candidates, read by an id range of the (domain_id, id)
-// index; a UNION ALL rather than an OR, with which SQLite reads every row
-// of the domain. The LIKE on the whole text decides in both.
+// first. The domain's rows above indexed_upto are not in the index yet
+// (migration 0038, titleindex.go) and are all candidates, read by an id
+// range of the (domain_id, id) index; a UNION ALL rather than an OR, with
+// which SQLite reads every row of the domain. The LIKE decides in both.
 //
 // Every match's id is read, in order, and counted here; only the page's
 // are kept. A window (COUNT(*) OVER (), as on PostgreSQL) made SQLite
 // write the matches to a temporary table: 1.2 times the cost with 16
 // matches in 100,000 classes, twice with 1,389 or 12,500
 // (docs/performance.md, "Twelfth pass").
-func (s *Store) searchIDs(ctx context.Context, d db, f ClassFilter, where string, args []any, p Page) (ids []int64, total int64, err error) {
+func searchIDs(ctx context.Context, d db, f ClassFilter, where string, args []any, p Page) (ids []int64, total int64, err error) {
 	q := "SELECT id FROM live_classes WHERE " + where + " ORDER BY id"
 	if utf8.RuneCountInString(f.Search) >= 3 {
 		// CROSS JOIN keeps the index as the outer loop: the other order
@@ -492,7 +490,7 @@ func (s *Store) searchIDs(ctx context.Context, d db, f ClassFilter, where string
 				WHERE t.live_classes_title MATCH ? AND c.id = t.rowid AND ` + classMatch(d, "c.", f) + `
 			UNION ALL SELECT id FROM live_classes WHERE ` + where + ` AND id > (SELECT indexed_upto FROM live_classes_title_state)
 		) ORDER BY id`
-		args = append(append([]any{s.ftsQuery(ctx, f.Search)}, args...), args...)
+		args = append(append([]any{ftsSearch(f.Search)}, args...), args...)
 	}
 	err = scanRows(ctx, d, q, args, func(r *sql.Rows) error {
 		if total >= int64(p.Offset) && total < int64(p.Offset)+int64(p.Limit) {
@@ -507,37 +505,16 @@ func (s *Store) searchIDs(ctx context.Context, d db, f ClassFilter, where string
 	return ids, total, err
 }
 
-// ftsQuery is the FTS5 query a title search for text asks the index: the
-// phrase of the window of the text a sample of the titles says is
-// cheapest (searchWindow), or ftsSearch's for the whole text. The window
-// is chosen in the folded text, and given to FTS5 in text's own
-// characters, which it folds as it folds a title; when folding changed
-// the number of characters ("İ" is two in Go's lower case), the whole
-// text is asked for.
-func (s *Store) ftsQuery(ctx context.Context, text string) string {
-	folded := strings.ToLower(text)
-	w := s.searchWindow(ctx, folded)
-	if w == folded {
-		return ftsSearch(text)
-	}
-	r := []rune(text)
-	if len(r) != utf8.RuneCountInString(folded) {
-		return ftsSearch(text)
-	}
-	i := utf8.RuneCountInString(folded[:strings.Index(folded, w)])
-	return ftsPhrase(string(r[i : i+utf8.RuneCountInString(w)]))
-}
-
 // ftsPhrase is an FTS5 query for text as one phrase: with the trigram
 // tokenizer, the rows whose title contains text, case-insensitively.
 func ftsPhrase(text string) string {
 	return `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
 }
 
-// ftsSearch is the FTS5 query for the whole of a search's text: the
-// phrase of text, or for a text of more than searchEnds*2-2 characters,
-// the phrases of its first and of its last searchEnds characters, ANDed.
-// A phrase makes FTS5 seek and walk the posting list of each of its
+// ftsSearch is the FTS5 query a title search asks the index: the phrase
+// of text, or for a text of more than searchEnds*2-2 characters, the
+// phrases of its first and of its last searchEnds characters, ANDed. A
+// phrase makes FTS5 seek and walk the posting list of each of its
 // trigrams (a third of a search was the seeks alone): "History 103" is
 // nine trigrams, its two ends six. A title that holds both ends but not
 // the text is rare, and the LIKE on the folded title decides in any case.

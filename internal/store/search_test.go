@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -142,160 +141,87 @@ func TestPostgresTitleIndexHasNoPendingList(t *testing.T) {
 	}
 }
 
-// A search asks its database's trigram index (pg_trgm on PostgreSQL, FTS5
-// on SQLite) for the window of its text that a sample of the titles says
-// is cheapest, and the LIKE on the whole text decides (titlestats.go). The
-// sample counts a title's trigrams as the index takes them, is taken
-// again once it is older than its time to live, and the choice follows
-// the titles.
-func TestSearchAsksTheIndexForARareWindow(t *testing.T) {
-	for _, b := range apitest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			ctx := context.Background()
-			st := apitest.OpenStore(t, b)
-			now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-			st.SetRecordClock(func() time.Time { return now })
-			d, _, err := st.CreateDomain(ctx, "A")
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
-			mk := func(title string) int64 {
-				c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
-					EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
-					Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return c.ID
-			}
-			var want int64
-			for n := 100; n < 200; n++ {
-				if id := mk(fmt.Sprintf("Algebra %d", n)); n == 157 {
-					want = id
-				}
-				mk(fmt.Sprintf("Geometry %d", n))
-			}
-			search := func(text string) {
-				t.Helper()
-				got, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: text}, store.Page{Limit: 10})
-				if err != nil || total != 1 || len(got) != 1 || got[0].ID != want {
-					t.Fatalf("search %q: %d classes (total %d), %v; want class %d alone", text, len(got), total, err, want)
-				}
-			}
-			// The sample sees a title's trigrams as the index does.
-			titles := []string{"Algebra 157", "vol. 9 of a set", "a-b  c", "Week 12: (Review)"}
-			if !st.Postgres() {
-				// show_trgm writes a trigram of letters beyond ASCII as
-				// a hash.
-				titles = append(titles, "Élodie's")
-			}
-			for _, title := range titles {
-				want := indexTrigrams(t, st, title)
-				got := store.TitleTrigrams(title, !st.Postgres())
-				slices.Sort(got)
-				slices.Sort(want)
-				if !slices.Equal(got, want) {
-					t.Errorf("trigrams of %q: %q, the index's %q", title, got, want)
-				}
-			}
-			// The first search takes the sample, and one that has ended
-			// already still takes it whole: an empty sample would stand
-			// for ten minutes.
-			ended, cancel := context.WithCancel(ctx)
-			cancel()
-			st.TitleSearchWindow(ended, "Algebra 157")
-			search("ALGEBRA 157")
-			// "157" is in 2 titles of 200, "alg" in 100: the window ends
-			// in it.
-			if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
-				t.Errorf("window of %q: %q, want %q", "Algebra 157", w, "a 157")
-			}
-			if w := st.TitleSearchWindow(ctx, "Alg"); w != "alg" {
-				t.Errorf("window of %q: %q, want the text", "Alg", w)
-			}
-			if !st.Postgres() {
-				// FTS5 is given the window in the text's own characters,
-				// and the whole text (its two ends) when folding changed
-				// how many there are.
-				for text, q := range map[string]string{
-					"ALGEBRA 157":   `"A 157"`,
-					"Alg":           `"Alg"`,
-					"İstanbul 157":  `"İstan" AND "l 157"`,
-					`Algebra "157"`: `"a ""15"`,
-				} {
-					if got := st.TitleFTSQuery(ctx, text); got != q {
-						t.Errorf("FTS5 query for %q: %s, want %s", text, got, q)
-					}
-				}
-			}
-
-			// "a 157" becomes common, but the sample is kept until it is
-			// older than its time to live.
-			for n := range 300 {
-				mk(fmt.Sprintf("Physica 157%03d", n))
-			}
-			if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
-				t.Errorf("window of %q with the sample kept: %q, want %q", "Algebra 157", w, "a 157")
-			}
-			now = now.Add(10 * time.Minute)
-			// In the new one "a 157" is in 301 titles of 500: the whole
-			// text is cheaper, its words narrowing the candidates to the
-			// one title.
-			if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "algebra 157" {
-				t.Errorf("window of %q after a new sample: %q, want the text", "Algebra 157", w)
-			}
-			search("algebra 157")
-		})
-	}
-}
-
-// indexTrigrams returns the trigrams st's title index keeps for title:
-// pg_trgm's show_trgm on PostgreSQL; on SQLite, the terms FTS5's trigram
-// tokenizer makes of it in an index of its own.
-func indexTrigrams(t *testing.T, st *store.Store, title string) []string {
-	t.Helper()
+// On PostgreSQL a search asks the trigram index for the window of its
+// text that a sample of the titles says is cheapest, and the LIKE on the
+// whole text decides (titlestats.go). The sample is taken again once it is
+// older than its time to live, and the choice follows the titles.
+func TestPostgresSearchAsksTheIndexForARareWindow(t *testing.T) {
 	ctx := context.Background()
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.SetRecordClock(func() time.Time { return now })
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	mk := func(title string) int64 {
+		c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
+			EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.ID
+	}
+	var want int64
+	for n := 100; n < 200; n++ {
+		if id := mk(fmt.Sprintf("Algebra %d", n)); n == 157 {
+			want = id
+		}
+		mk(fmt.Sprintf("Geometry %d", n))
+	}
+	search := func(text string) {
+		t.Helper()
+		got, total, err := st.ListLiveClasses(ctx, d.ID, store.ClassFilter{Search: text}, store.Page{Limit: 10})
+		if err != nil || total != 1 || len(got) != 1 || got[0].ID != want {
+			t.Fatalf("search %q: %d classes (total %d), %v; want class %d alone", text, len(got), total, err, want)
+		}
+	}
+	// The sample sees a title's trigrams as the index does.
 	pool, _ := st.Pools()
-	if !!st.Postgres() {
+	for _, title := range []string{"Algebra 157", "vol. 9 of a set", "a-b  c", "Week 12: (Review)"} {
 		var shown string
 		if err := pool.QueryRowContext(ctx, "SELECT array_to_string(public.show_trgm($1::text), '|')", title).Scan(&shown); err != nil {
 			t.Fatal(err)
 		}
-		return strings.Split(shown, "|")
-	}
-	mem, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mem.Close()
-	mem.SetMaxOpenConns(1)
-	for _, q := range []string{"CREATE VIRTUAL TABLE t USING fts5(title, tokenize='trigram')",
-		"CREATE VIRTUAL TABLE v USING fts5vocab(t, row)"} {
-		if _, err := mem.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
+		want := strings.Split(shown, "|")
+		got := store.TitleTrigrams(title)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("trigrams of %q: %q, the index's %q", title, got, want)
 		}
 	}
-	if _, err := mem.ExecContext(ctx, "INSERT INTO t (title) VALUES (?)", title); err != nil {
-		t.Fatal(err)
+	// The first search takes the sample, and one that has ended already
+	// still takes it whole: an empty sample would stand for ten minutes.
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	st.TitleSearchWindow(ended, "Algebra 157")
+	search("ALGEBRA 157")
+	// "157" is in 2 titles of 200, "alg" in 100: the window ends in it.
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
+		t.Errorf("window of %q: %q, want %q", "Algebra 157", w, "a 157")
 	}
-	rows, err := mem.QueryContext(ctx, "SELECT term FROM v")
-	if err != nil {
-		t.Fatal(err)
+	if w := st.TitleSearchWindow(ctx, "Alg"); w != "alg" {
+		t.Errorf("window of %q: %q, want the text", "Alg", w)
 	}
-	defer rows.Close()
-	var terms []string
-	for rows.Next() {
-		var term string
-		if err := rows.Scan(&term); err != nil {
-			t.Fatal(err)
-		}
-		terms = append(terms, term)
+
+	// "157" becomes the most common of its trigrams, but the sample is
+	// kept until it is older than its time to live.
+	for n := range 300 {
+		mk(fmt.Sprintf("Physics 157%03d", n))
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
+		t.Errorf("window of %q with the sample kept: %q, want %q", "Algebra 157", w, "a 157")
 	}
-	return terms
+	now = now.Add(10 * time.Minute)
+	// In the new one "157" is in 302 titles of 500: the whole text is
+	// cheaper, its words narrowing the candidates to the one title.
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "algebra 157" {
+		t.Errorf("window of %q after a new sample: %q, want the text", "Algebra 157", w)
+	}
+	search("algebra 157")
 }
 
 // A PostgreSQL title search waits for a place among the few that run at

@@ -46,7 +46,7 @@ type Store struct {
 	// checkpoints copies SQLite's log into the database file behind the
 	// writer (checkpoint.go); nil on PostgreSQL.
 	checkpoints *checkpointer
-	// titleSample steers the title searches (titlestats.go).
+	// titleSample steers PostgreSQL's title searches (titlestats.go).
 	titleSample titleSampler
 	// searches holds the PostgreSQL title searches running at once
 	// (ListLiveClasses); nil on SQLite.

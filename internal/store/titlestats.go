@@ -15,26 +15,18 @@ import (
 	"unicode/utf8"
 )
 
-// A title search asks the database's trigram index for part of its text
-// and lets the LIKE on the whole text decide on the rows (migration 0034).
-// Asked for the whole text, the index reads the posting list of each of
-// its trigrams, and those of common words are long: for "algebra 103" at
-// 100,000 classes, PostgreSQL spent 0.78 ms in the index for 26
-// candidates, against 0.11 ms for the 224 candidates of "a 103" alone
-// (docs/performance.md, "Twentieth pass"); SQLite's FTS5 index, asked for
-// both ends of the text ("algeb" and "a 103"), 955 µs of server CPU a
-// search, against 694 µs for "a 103" ("Twenty-fourth pass"). But a
-// window too common costs more than the whole: "algeb" has 15,000
-// candidates, each a row read and checked, 9.8 ms on PostgreSQL. So a
-// search asks the index for the window of the text, or the whole text,
-// that looks cheapest by the trigrams of a sample of the titles. The
-// choice changes the cost of a search, never its matches.
-//
-// The two indexes take different trigrams from a title: PostgreSQL's
-// pg_trgm those of each word, padded with spaces (trigrams); SQLite's
-// FTS5 trigram tokenizer every three characters in a row, spaces and
-// signs included (ftsTrigrams). The sample counts them as its database's
-// index does.
+// On PostgreSQL a title search is a LIKE on the folded title, served by
+// the trigram index (migration 0034). Asked for the whole text, the index
+// reads the posting list of each of its trigrams, and those of common
+// words are long: for "algebra 103" at 100,000 classes, 0.78 ms in the
+// index for 26 candidates, against 0.11 ms for the 224 candidates of
+// "a 103" alone (docs/performance.md, "Twentieth pass"). But a window too
+// common costs more than the whole: "algeb" has 15,000 candidates, each
+// a row read and checked, 9.8 ms. So a search asks the index for the
+// window of the text, or the whole text, that looks cheapest by the
+// trigrams of a sample of the titles, and the LIKE on the whole text
+// decides on the rows. The choice changes the cost of a search, never its
+// matches.
 //
 // The sample is of the whole table, all domains, and taken again when
 // older than titleSampleTTL, by the first search that finds it so; the
@@ -73,18 +65,16 @@ type titleSampler struct {
 }
 
 // titleSample holds, for each trigram of the sampled titles (as the
-// index takes them from a folded title), the sampled titles that hold it:
-// the trigrams in order, each one's titles as their numbers in the
-// sample, and as a set of titleSampleSize bits for those in many titles.
-// Most trigrams are in a few titles, and a set for each, as this kept
-// before, took 2.6 MB for titles of random letters, where nearly every
-// trigram is in one title; the lists take 0.3 MB (docs/performance.md,
-// "Twenty-fourth pass"). The sets keep weighing a window of common
-// trigrams as quick as it was.
+// index takes them from a folded title, see trigrams), the sampled titles
+// that hold it: the trigrams in order, each one's titles as their numbers
+// in the sample, and as a set of titleSampleSize bits for those in many
+// titles. Most trigrams are in a few titles, and a set for each, as this
+// kept before, took 2.5 MB for titles of random letters, where nearly
+// every trigram is in one title; the lists take 0.33 MB
+// (docs/performance.md, "Twenty-fourth pass"). The sets keep weighing a
+// window of common trigrams as quick as it was.
 type titleSample struct {
-	at time.Time
-	// fts: the trigrams are FTS5's (ftsTrigrams), not pg_trgm's (trigrams).
-	fts   bool
+	at    time.Time
 	grams []trigram
 	// ends[i] is where grams[i]'s titles end in titles, and start at
 	// ends[i-1] (0 for the first).
@@ -139,10 +129,9 @@ func (g trigram) String() string {
 }
 
 // newTitleSample makes the sample of the folded titles given, at most
-// titleSampleSize of them, with FTS5's trigrams when fts is set and
-// pg_trgm's otherwise.
-func newTitleSample(at time.Time, titles []string, fts bool) *titleSample {
-	p := &titleSample{at: at, fts: fts}
+// titleSampleSize of them.
+func newTitleSample(at time.Time, titles []string) *titleSample {
+	p := &titleSample{at: at}
 	// Each trigram of each title, with the title's number: sorted, the
 	// trigrams in order, each with its titles.
 	type holding struct {
@@ -152,7 +141,7 @@ func newTitleSample(at time.Time, titles []string, fts bool) *titleSample {
 	var held []holding
 	var grams []trigram
 	for i, title := range titles[:min(len(titles), titleSampleSize)] {
-		grams = p.trigrams(grams[:0], p.text(title), false)
+		grams = trigrams(grams[:0], trigramText(title), false)
 		for _, g := range grams {
 			held = append(held, holding{g, uint16(i)})
 		}
@@ -228,57 +217,55 @@ func (s *Store) titleSampleStale(sample *titleSample) bool {
 // classes named in sequence). A table of fewer ids than the sample is
 // read whole. A title counts by its first 4*titleChoiceMax characters:
 // enough for the texts weighed, and a megabyte of title costs no more.
-// The ids are written into the query, which runs once every
-// titleSampleTTL: they are numbers drawn here, and one form serves both
-// databases.
 func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 	d := s.read()
 	var first, last int64
 	if err := d.queryRow(ctx, "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM live_classes").Scan(&first, &last); err != nil {
 		return nil, err
 	}
-	q := "SELECT " + d.fold("SUBSTR(title, 1, "+strconv.Itoa(titleChoiceMax*4)+")") + " FROM live_classes"
+	q, args := "SELECT LOWER(LEFT(title, "+strconv.Itoa(titleChoiceMax*4)+")) FROM live_classes", []any(nil)
 	if last-first >= titleSampleSize {
 		ids := make([]byte, 0, titleSampleSize*8)
+		ids = append(ids, '{')
 		for i := range titleSampleSize {
 			if i > 0 {
 				ids = append(ids, ',')
 			}
 			ids = strconv.AppendInt(ids, first+rand.Int64N(last-first+1), 10)
 		}
-		q += " WHERE id IN (" + string(ids) + ")"
+		q, args = q+" WHERE id = ANY (CAST(? AS bigint[]))", []any{string(append(ids, '}'))}
 	}
 	var titles []string
-	err := scanRows(ctx, d, q, nil, func(r *sql.Rows) error {
+	err := scanRows(ctx, d, q, args, func(r *sql.Rows) error {
 		titles = append(titles, "")
 		return r.Scan(&titles[len(titles)-1])
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newTitleSample(s.recordClock(), titles, !s.pg), nil
+	return newTitleSample(s.recordClock(), titles), nil
 }
 
 // window returns the cheapest of text and its windows of titleWindow
 // characters (text itself when it is no longer than a window, or longer
-// than titleChoiceMax), as the index of p's database takes their
-// trigrams. A choice's cost is the postings of its trigrams, the index's
-// work, plus titleRowCost for each row that holds them all, the
-// candidates to read and check, both as counted in the sample. A window
-// the index would take no trigram from is not a choice: the index would
-// read all of itself. Ties keep the whole text, or the first window.
+// than titleChoiceMax). A choice's cost is the postings of its trigrams,
+// the index's work, plus titleRowCost for each row that holds them all,
+// the candidates to read and check, both as counted in the sample. A
+// window the index would take no trigram from is not a choice: the index
+// would read all of itself. Ties keep the whole text, or the first
+// window.
 func (p *titleSample) window(text string) string {
 	if n := utf8.RuneCountInString(text); n <= titleWindow || n > titleChoiceMax {
 		return text
 	}
-	t := p.text(text)
-	grams := p.trigrams(nil, t, true)
+	t := trigramText(text)
+	grams := trigrams(nil, t, true)
 	if len(grams) == 0 {
 		return text
 	}
 	best, bestCost := -1, p.cost(grams)
 	for i := 0; i+titleWindow <= len(t); i++ {
-		grams = p.trigrams(grams[:0], t[i:i+titleWindow], true)
+		grams = trigrams(grams[:0], t[i:i+titleWindow], true)
 		if len(grams) == 0 {
 			continue
 		}
@@ -289,38 +276,7 @@ func (p *titleSample) window(text string) string {
 	if best < 0 {
 		return text
 	}
-	return string([]rune(text)[best : best+titleWindow]) // t's runes are text's, one for one
-}
-
-// text is s, a folded title or search text, as p's database's index
-// reads it: its characters for FTS5, a trigramText for pg_trgm. A part of
-// it is the text of that part of s.
-func (p *titleSample) text(s string) []rune {
-	if p.fts {
-		return []rune(s)
-	}
-	return trigramText(s)
-}
-
-// trigrams appends to dst, once each, the trigrams p's database's index
-// takes from t, a text (p.text) of a title or, wild, of a search text or
-// a part of it.
-func (p *titleSample) trigrams(dst []trigram, t []rune, wild bool) []trigram {
-	if p.fts {
-		return ftsTrigrams(dst, t)
-	}
-	return trigrams(dst, t, wild)
-}
-
-// ftsTrigrams appends to dst, once each, the trigrams FTS5's trigram
-// tokenizer takes from t: every three characters in a row.
-func ftsTrigrams(dst []trigram, t []rune) []trigram {
-	for i := 0; i+3 <= len(t); i++ {
-		if g := gram(t[i], t[i+1], t[i+2]); !slices.Contains(dst, g) {
-			dst = append(dst, g)
-		}
-	}
-	return dst
+	return string([]rune(text)[best : best+titleWindow])
 }
 
 // cost is the cost of asking the index for the trigrams grams (see

@@ -19,7 +19,7 @@ func TestTitleSampleWindow(t *testing.T) {
 		titles = append(titles, fmt.Sprintf("algebra %d", 100+n), fmt.Sprintf("french %d", 100+n))
 	}
 	titles = append(titles, "vol. 9 of a set", "éléphant rose")
-	sample := newTitleSample(time.Time{}, titles, false)
+	sample := newTitleSample(time.Time{}, titles)
 	// A megabyte of characters, each of its trigrams different.
 	var long strings.Builder
 	for r := rune(0x4e00); long.Len() < 1<<20; r++ {
@@ -48,35 +48,11 @@ func TestTitleSampleWindow(t *testing.T) {
 			t.Errorf("window(%.60q) = %.60q, want %.60q", c.text, got, c.want)
 		}
 	}
-
-	// SQLite's FTS5 index takes every three characters in a row, spaces
-	// and signs included.
-	fts := newTitleSample(time.Time{}, titles, true)
-	for _, c := range []struct{ text, want string }{
-		{"alg", "alg"},
-		{"algebra", "algeb"},
-		{"algebra 157", "a 157"},
-		{"algebra 15", "ra 15"},
-		// "a 1" is in 100 titles, "bra" and "ra " in 300: the 100
-		// titles of "algebra 1" by fewer postings than the whole.
-		{"algebra 1", "bra 1"},
-		{"french 157", "h 157"},
-		{"zoology", "zoology"},
-		{"a - b - c - d", "a - b - c - d"},
-		// "et " is in no sampled title ("a set" ends it), nor is "t v".
-		{"set vol. 157", "et vo"},
-		{"éléphant 157", "t 157"}, // characters, not bytes
-		{long.String(), long.String()},
-	} {
-		if got := fts.window(c.text); got != c.want {
-			t.Errorf("FTS5: window(%.60q) = %.60q, want %.60q", c.text, got, c.want)
-		}
-	}
 }
 
-// BenchmarkTitleSampleWindow is the CPU a search spends choosing its
-// window, on a sample of 1,024 titles as lectern-bench makes them, with
-// each database's trigrams.
+// BenchmarkTitleSampleWindow is the CPU a PostgreSQL search spends
+// choosing its window, on a sample of 1,024 titles as lectern-bench makes
+// them.
 func BenchmarkTitleSampleWindow(b *testing.B) {
 	words := []string{"algebra", "biology", "chemistry", "drawing", "economics", "french", "geometry", "history"}
 	var titles []string
@@ -84,23 +60,20 @@ func BenchmarkTitleSampleWindow(b *testing.B) {
 		n := i * 97
 		titles = append(titles, fmt.Sprintf("%s %d", words[n%8], n))
 	}
-	for _, fts := range []bool{false, true} {
-		sample := newTitleSample(time.Time{}, titles, fts)
-		for _, text := range []string{"history 107", "introduction to algebra and geometry"} {
-			b.Run(fmt.Sprintf("fts=%v/%s", fts, strings.ReplaceAll(text, " ", "_")), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					sample.window(text)
-				}
-			})
-		}
+	sample := newTitleSample(time.Time{}, titles)
+	for _, text := range []string{"history 107", "introduction to algebra and geometry"} {
+		b.Run(strings.ReplaceAll(text, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sample.window(text)
+			}
+		})
 	}
 }
 
 // The sample keeps, for each trigram, the titles that hold it: as a list
 // for every trigram, and as a set too for those in titleSetAt titles or
-// more. Both are checked against the titles themselves, on each
-// database's trigrams.
+// more. Both are checked against the titles themselves.
 func TestTitleSampleHolders(t *testing.T) {
 	var titles []string
 	for n := range 200 {
@@ -114,42 +87,40 @@ func TestTitleSampleHolders(t *testing.T) {
 			titles = append(titles, "www")
 		}
 	}
-	for _, fts := range []bool{false, true} {
-		p := newTitleSample(time.Time{}, titles, fts)
-		want := map[trigram][]uint16{}
-		for i, title := range titles {
-			for _, g := range p.trigrams(nil, p.text(title), false) {
-				want[g] = append(want[g], uint16(i))
+	p := newTitleSample(time.Time{}, titles)
+	want := map[trigram][]uint16{}
+	for i, title := range titles {
+		for _, g := range trigrams(nil, trigramText(title), false) {
+			want[g] = append(want[g], uint16(i))
+		}
+	}
+	if len(p.grams) != len(want) {
+		t.Errorf("%d trigrams kept, want %d", len(p.grams), len(want))
+	}
+	sets := 0
+	for g, w := range want {
+		got, set := p.holders(g)
+		if !slices.Equal(got, w) {
+			t.Errorf("titles of %q: %v, want %v", g, got, w)
+		}
+		if (set != nil) != (len(w) >= titleSetAt) {
+			t.Errorf("%q in %d titles: set kept %v", g, len(w), set != nil)
+		}
+		if set != nil {
+			sets++
+			var each titleSet
+			for _, i := range w {
+				each[i/64] |= 1 << (i % 64)
+			}
+			if *set != each {
+				t.Errorf("set of %q is not its titles", g)
 			}
 		}
-		if len(p.grams) != len(want) {
-			t.Errorf("fts=%v: %d trigrams kept, want %d", fts, len(p.grams), len(want))
-		}
-		sets := 0
-		for g, w := range want {
-			got, set := p.holders(g)
-			if !slices.Equal(got, w) {
-				t.Errorf("fts=%v: titles of %q: %v, want %v", fts, g, got, w)
-			}
-			if (set != nil) != (len(w) >= titleSetAt) {
-				t.Errorf("fts=%v: %q in %d titles: set kept %v", fts, g, len(w), set != nil)
-			}
-			if set != nil {
-				sets++
-				var each titleSet
-				for _, i := range w {
-					each[i/64] |= 1 << (i % 64)
-				}
-				if *set != each {
-					t.Errorf("fts=%v: set of %q is not its titles", fts, g)
-				}
-			}
-		}
-		if sets == 0 {
-			t.Errorf("fts=%v: no trigram kept as a set", fts)
-		}
-		if got, set := p.holders(gram('z', 'z', 'z')); got != nil || set != nil {
-			t.Errorf("fts=%v: titles of a trigram in none: %v, %v", fts, got, set)
-		}
+	}
+	if sets == 0 {
+		t.Error("no trigram kept as a set")
+	}
+	if got, set := p.holders(gram('z', 'z', 'z')); got != nil || set != nil {
+		t.Errorf("titles of a trigram in none: %v, %v", got, set)
 	}
 }
