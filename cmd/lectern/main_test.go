@@ -185,8 +185,14 @@ func TestServeEndToEnd(t *testing.T) {
 
 // waitForLog waits up to 10 s for text in logs.
 func waitForLog(logs *syncBuffer, text string) bool {
+	return waitUntil(func() bool { return strings.Contains(logs.String(), text) })
+}
+
+// waitUntil reports whether cond became true within 10 s, asking every
+// 25 ms.
+func waitUntil(cond func() bool) bool {
 	for i := 0; i < 400; i++ {
-		if strings.Contains(logs.String(), text) {
+		if cond() {
 			return true
 		}
 		time.Sleep(25 * time.Millisecond)

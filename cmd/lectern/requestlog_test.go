@@ -102,13 +102,11 @@ func TestRequestLogKeepsSecrets(t *testing.T) {
 			// line of every request above (the two through the launch
 			// route among them), then read the log whole.
 			wants := []string{`path=/api/v1/users/getuserbyEmail/{email} `, `path=/v2/getclasslaunch `, `path=/no/such/* `}
-			for i := 0; i < 400; i++ {
+			waitUntil(func() bool {
 				log := logs.String()
-				if strings.Count(log, "path=/classroom/e/{token} ") >= 2 && !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(log, w) }) {
-					break
-				}
-				time.Sleep(25 * time.Millisecond)
-			}
+				return strings.Count(log, "path=/classroom/e/{token} ") >= 2 &&
+					!slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(log, w) })
+			})
 			token := strings.TrimPrefix(eu.Path, "/classroom/e/")
 			log := logs.String()
 			if n := strings.Count(log, "path=/classroom/e/{token} "); n < 2 {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"sync"
 )
@@ -92,19 +93,12 @@ func (c *hookCache) targets(ctx context.Context, tx db, domainID int64) ([]hookT
 // readTargets reads the domain's enabled endpoints.
 func readTargets(ctx context.Context, tx db, domainID int64) ([]hookTarget, error) {
 	var out []hookTarget
-	rows, err := tx.query(ctx, "SELECT id, events FROM webhook_endpoints WHERE domain_id = ? AND enabled = 1", domainID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t hookTarget
-		if err := rows.Scan(&t.id, &t.events); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	err := scanRows(ctx, tx, "SELECT id, events FROM webhook_endpoints WHERE domain_id = ? AND enabled = 1", []any{domainID},
+		func(r *sql.Rows) error {
+			out = append(out, hookTarget{})
+			return r.Scan(&out[len(out)-1].id, &out[len(out)-1].events)
+		})
+	return out, err
 }
 
 // changesHooks reports whether statement q may change webhook_endpoints.
