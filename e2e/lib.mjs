@@ -114,12 +114,44 @@ export class Server {
     if (!this.domain.classroom_api_key) throw new Error(`domain create printed no classroom_api_key: ${stdout}`);
 
     const help = await execFileP(BIN, ['serve', '--help'], { timeout: 10_000 }).catch((e) => ({ stdout: e.stdout || '', stderr: e.stderr || '' }));
-    const helpText = `${help.stdout}${help.stderr}`;
-    const port = await freePort();
+    this.helpText = `${help.stdout}${help.stderr}`;
+    this.logFile = artifact(`server-${this.name}.log`);
+    // A port picked free can be taken again before the server binds it
+    // (by a browser's socket, or by another pick). Only that failure is
+    // retried, with new ports; any other early exit fails at once, and the
+    // log's end is printed either way.
+    for (let attempt = 1; ; attempt++) {
+      const err = await this.spawnOnce();
+      if (!err) break;
+      const tail = fs.readFileSync(this.logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
+      if (attempt < 5 && /address already in use/.test(tail)) {
+        log(`server: a port was taken before the server bound it; starting again with new ports (${tail})`);
+        continue;
+      }
+      throw new Error(`${err}; see ${this.logFile}; it ends:\n${tail}`);
+    }
+    log(`server: ready at ${this.base}`, JSON.stringify(this.flags));
+  }
+
+  // spawnOnce starts the server on newly picked ports, all different, and
+  // waits for /readyz. It answers null when ready, or why it is not.
+  async spawnOnce() {
+    const taken = new Set();
+    const distinct = async (pick) => {
+      for (;;) {
+        const p = await pick();
+        if (!taken.has(p)) {
+          taken.add(p);
+          return p;
+        }
+      }
+    };
+    const port = await distinct(() => freePort());
     const args = ['serve', '--addr', `127.0.0.1:${port}`, '--data-dir', this.dataDir];
+    this.flags = {};
     for (const [flag, pick] of [['rtc-udp-port', () => freePort(true)], ['turn-port', freePortBoth]]) {
-      if (helpText.includes(`-${flag}`)) {
-        this.flags[flag] = await pick();
+      if (this.helpText.includes(`-${flag}`)) {
+        this.flags[flag] = await distinct(pick);
         args.push(`--${flag}`, String(this.flags[flag]));
       } else {
         log(`server: lectern serve has no --${flag} flag (yet); started without it`);
@@ -127,7 +159,6 @@ export class Server {
     }
     args.push(...this.extraArgs);
     this.base = `http://127.0.0.1:${port}`;
-    this.logFile = artifact(`server-${this.name}.log`);
     const out = fs.openSync(this.logFile, 'w');
     log('server: start', BIN, args.join(' '));
     this.proc = spawn(BIN, args, { stdio: ['ignore', out, out] });
@@ -135,15 +166,20 @@ export class Server {
     this.exited = once(this.proc, 'exit');
     const deadline = Date.now() + 20_000;
     for (;;) {
-      if (this.proc.exitCode !== null) throw new Error(`server exited with ${this.proc.exitCode}; see ${this.logFile}`);
+      if (this.proc.exitCode !== null) return `server exited with ${this.proc.exitCode}`;
       try {
         const r = await fetch(`${this.base}/readyz`);
-        if (r.ok) break;
+        // Ready only if this server answered: another process on the
+        // port must not pass for it.
+        if (r.ok && this.proc.exitCode === null) return null;
       } catch {}
-      if (Date.now() > deadline) throw new Error('server not ready within 20 s');
+      if (Date.now() > deadline) {
+        this.proc.kill('SIGKILL');
+        await this.exited;
+        return 'server not ready within 20 s';
+      }
       await sleep(100);
     }
-    log(`server: ready at ${this.base}`, JSON.stringify(this.flags));
   }
 
   async stop() {
