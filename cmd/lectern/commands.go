@@ -18,6 +18,7 @@ import (
 	"github.com/lectern-lms/lectern/internal/blob"
 	"github.com/lectern-lms/lectern/internal/classroom"
 	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/logwriter"
 	"github.com/lectern-lms/lectern/internal/server"
@@ -46,10 +47,7 @@ func serveFlagSet(cfg *config.Config, stderr io.Writer) *flag.FlagSet {
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
-	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(httpx.NewLogHandler(format, w))
 }
 
 // openStore opens and migrates the store for an operator command.

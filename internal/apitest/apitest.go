@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/config"
+	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/server"
 	"github.com/lectern-lms/lectern/internal/store"
 )
@@ -248,7 +249,7 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	if os.Getenv("LECTERN_TEST_LOG") != "" {
 		logOut = io.MultiWriter(logs, os.Stderr)
 	}
-	logger := slog.New(slog.NewTextHandler(logOut, nil))
+	logger := slog.New(httpx.NewLogHandler("text", logOut))
 	clock := &Clock{}
 	m := &server.Main{Config: cfg, Logger: logger, Now: clock.Now}
 	ctx, cancel := context.WithCancel(context.Background())
