@@ -126,3 +126,18 @@ func BenchmarkRequestLine(b *testing.B) {
 type discardWriter struct{}
 
 func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Request ids are 16 lowercase hex digits, and a run of them repeats none.
+func TestRequestIDs(t *testing.T) {
+	seen := make(map[string]bool)
+	for range 10000 {
+		id := newRequestID()
+		if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+			t.Fatalf("request id %q: want 16 lowercase hex digits", id)
+		}
+		if seen[id] {
+			t.Fatalf("request id %q came twice", id)
+		}
+		seen[id] = true
+	}
+}
