@@ -26,6 +26,7 @@ func TestLogHandlerWritesWhatSlogWrites(t *testing.T) {
 		{"plain", func(*requestLine) {}, true},
 		{"ids", func(l *requestLine) { l.path = "/api/v1/courses/{id}"; l.ids = "id=42" }, true},
 		{"two ids", func(l *requestLine) { l.ids = "class_id=5 user_id=7" }, true},
+		{"ids without '='", func(l *requestLine) { l.ids = "7" }, true},
 		{"whole milliseconds", func(l *requestLine) { l.time = at.Truncate(time.Second); l.duration = 3 * time.Second }, true},
 		{"utc", func(l *requestLine) { l.time = at.UTC() }, true},
 		{"no domain, error", func(l *requestLine) { l.domainID = 0; l.status = 500 }, true},
