@@ -110,6 +110,15 @@ func (p *titleSample) holders(g trigram) ([]uint16, *titleSet) {
 // titleSet is a set of sampled titles.
 type titleSet [titleSampleSize / 64]uint64
 
+// titleSetOf returns the set of the sampled titles numbered in titles.
+func titleSetOf(titles []uint16) titleSet {
+	var set titleSet
+	for _, t := range titles {
+		set[t/64] |= 1 << (t % 64)
+	}
+	return set
+}
+
 func (b *titleSet) count() int64 {
 	n := 0
 	for _, w := range b {
@@ -162,11 +171,7 @@ func newTitleSample(at time.Time, titles []string) *titleSample {
 	start := int32(0)
 	for i, end := range p.ends {
 		if end-start >= titleSetAt {
-			var set titleSet
-			for _, t := range p.titles[start:end] {
-				set[t/64] |= 1 << (t % 64)
-			}
-			p.sets = append(p.sets, set)
+			p.sets = append(p.sets, titleSetOf(p.titles[start:end]))
 			p.set[i] = int32(len(p.sets))
 		}
 		start = end
@@ -293,11 +298,10 @@ func (p *titleSample) cost(grams []trigram) int64 {
 			return postings // in no sampled title: no candidates
 		}
 		postings += int64(len(holders))
+		var few titleSet // a trigram in few titles keeps no set: made here
 		if set == nil {
-			set = new(titleSet)
-			for _, t := range holders {
-				set[t/64] |= 1 << (t % 64)
-			}
+			few = titleSetOf(holders)
+			set = &few
 		}
 		for j := range all {
 			all[j] &= set[j]
