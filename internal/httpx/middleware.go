@@ -69,6 +69,14 @@ func newRequestID() string {
 	return string(b[:])
 }
 
+// logged is what Log keeps of a request, in one allocation rather than
+// three.
+type logged struct {
+	info   Info
+	w      statusWriter
+	header [1]string // the X-Request-Id header's value
+}
+
 // Log assigns each request an id (returned as X-Request-Id), recovers from
 // panics with a 500, and writes one structured log line per request with
 // method, path, status, duration, domain id and request id. The path is the
@@ -79,9 +87,10 @@ func newRequestID() string {
 func Log(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &Info{RequestID: newRequestID()}
-		w.Header().Set("X-Request-Id", info.RequestID)
-		sw := &statusWriter{ResponseWriter: w}
+		l := &logged{info: Info{RequestID: newRequestID()}, w: statusWriter{ResponseWriter: w}}
+		l.header[0] = l.info.RequestID
+		w.Header()["X-Request-Id"] = l.header[:] // the name in canonical form
+		info, sw := &l.info, &l.w
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, info))
 		defer func() {
 			if v := recover(); v != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,17 @@ type LogHandler struct {
 	slog.Handler // slog's handler, for every other record
 	w            io.Writer
 	json         bool
+	second       atomic.Pointer[secondStamp] // the last line's second, written out
+}
+
+// secondStamp is a second of a request line's time, written out: the date
+// and clock to the second, and the zone. Formatting the whole time for
+// each line was most of the line's cost; a second's lines share these.
+type secondStamp struct {
+	unix  int64
+	loc   *time.Location
+	clock string // 2006-01-02T15:04:05
+	zone  string // Z07:00
 }
 
 // NewLogHandler returns a LogHandler writing JSON lines to w if format is
@@ -76,7 +88,7 @@ func (h *LogHandler) logRequest(ctx context.Context, l *requestLine) (byHand boo
 	b := (*bp)[:0]
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = l.time.AppendFormat(b, time.RFC3339Nano)
+		b = h.appendTime(b, l.time)
 		b = append(b, `","level":"INFO","msg":"request","method":"`...)
 		b = append(b, l.method...)
 		b = append(b, `","path":"`...)
@@ -96,7 +108,7 @@ func (h *LogHandler) logRequest(ctx context.Context, l *requestLine) (byHand boo
 		b = append(b, "\"}\n"...)
 	} else {
 		b = append(b, "time="...)
-		b = l.time.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+		b = h.appendTime(b, l.time)
 		b = append(b, " level=INFO msg=request method="...)
 		b = append(b, l.method...)
 		b = append(b, " path="...)
@@ -126,6 +138,39 @@ func (h *LogHandler) logRequest(ctx context.Context, l *requestLine) (byHand boo
 	*bp = b
 	lineBuffers.Put(bp)
 	return true
+}
+
+// appendTime appends t as slog writes a record's time: in JSON as
+// time.RFC3339Nano (the fraction without its trailing zeros, none when
+// zero), in text as 2006-01-02T15:04:05.000Z07:00 (milliseconds,
+// truncated).
+func (h *LogHandler) appendTime(b []byte, t time.Time) []byte {
+	s := h.second.Load()
+	if s == nil || s.unix != t.Unix() || s.loc != t.Location() {
+		s = &secondStamp{unix: t.Unix(), loc: t.Location(), clock: t.Format("2006-01-02T15:04:05"), zone: t.Format("Z07:00")}
+		h.second.Store(s)
+	}
+	b = append(b, s.clock...)
+	if ns, digits := t.Nanosecond(), 9; !h.json {
+		b = appendFraction(b, ns/1e6, 3)
+	} else if ns != 0 {
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = appendFraction(b, ns, digits)
+	}
+	return append(b, s.zone...)
+}
+
+// appendFraction appends '.' and n in digits decimal digits, zero-padded.
+func appendFraction(b []byte, n, digits int) []byte {
+	b = append(b, ".000000000"[:digits+1]...)
+	for i := len(b) - 1; n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // plainLogText reports whether slog writes s as it is in both formats: not

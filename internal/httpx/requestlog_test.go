@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // Europe/Paris on a machine without a zone database
 )
 
 // The request line LogHandler writes by hand must be the bytes slog's own
@@ -58,6 +59,43 @@ func TestLogHandlerWritesWhatSlogWrites(t *testing.T) {
 					t.Errorf("LogHandler wrote\n%s\nslog writes\n%s", got.String(), want.String())
 				}
 			})
+		}
+	}
+}
+
+// One LogHandler keeps the second it last wrote: lines of the same
+// second, of the next, of the same second in another zone and across a
+// day, a year and a zone's change to summer time show the time as slog
+// does.
+func TestLogHandlerTimeAcrossSeconds(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 31, 23, 59, 58, 999999999, time.UTC)
+	times := []time.Time{
+		at, at.Add(-time.Nanosecond), at.Add(-999999999 + 120000000), at.Add(-999999999), // the same second
+		at.Add(1), at.Add(1 + 5e8), at.Add(1 + 1e9), // the next seconds, a new year
+		at.In(paris), at.In(time.FixedZone("", -5*3600-30*60)), at, // the same second in other zones
+		time.Date(2027, 3, 28, 1, 59, 59, 5e6, paris), time.Date(2027, 3, 28, 3, 0, 0, 5e6, paris), // summer time
+		time.Date(2027, 3, 28, 1, 59, 59, 5e6, paris).Add(time.Second),
+	}
+	for _, format := range []string{"text", "json"} {
+		var got bytes.Buffer
+		h := NewLogHandler(format, &got)
+		for _, tm := range times {
+			l := requestLine{time: tm, method: "GET", path: "/healthz", status: 200, duration: time.Millisecond, requestID: "r"}
+			var want bytes.Buffer
+			if err := slogHandlerFor(format, &want).Handle(context.Background(), l.record()); err != nil {
+				t.Fatal(err)
+			}
+			got.Reset()
+			if !h.logRequest(context.Background(), &l) {
+				t.Fatalf("%s: %v not written by hand", format, tm)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%s, %v: LogHandler wrote\n%s\nslog writes\n%s", format, tm, got.String(), want.String())
+			}
 		}
 	}
 }
