@@ -57,6 +57,7 @@ type call struct {
 	Op     string
 	Req    *http.Request
 	space  *recordSpace // see records
+	xml    bool         // the answer is XML
 }
 
 // operation is one entry of the operation table.
@@ -212,7 +213,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		ans.error(http.StatusTooManyRequests, "rate limit exceeded; retry after "+w.Header().Get("Retry-After")+" seconds")
 		return
 	}
-	c := &call{Domain: d, P: p, Op: op.name, Req: r}
+	c := &call{Domain: d, P: p, Op: op.name, Req: r, xml: ans.xml}
 	defer c.releaseRecords() // once the answer is written
 	res, err := op.fn(r.Context(), c)
 	if err != nil {

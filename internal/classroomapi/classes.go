@@ -292,10 +292,10 @@ func (a *API) saveClass(ctx context.Context, c *call, idParam string) (*result, 
 	return wire.Action("updateclass", kv{"class_id", writeID(cls.ID)}, kv{"title", cls.Title}), nil
 }
 
-// classRecord renders a class as getclass and listclass answer it: values
-// as strings except class_starts_in (seconds, a number). The record lives
-// in the call's record space, so only until the answer is written.
-func (a *API) classRecord(c *call, cls lms.LiveClass, now time.Time) obj {
+// classRecord puts a class's record, as getclass and listclass answer
+// it, into f: values as strings except class_starts_in (seconds, a
+// number).
+func classRecord(f *fields, domainID int64, cls lms.LiveClass, now time.Time) {
 	zone, _ := classZone(cls)
 	status, next, upcoming := schedule.StatusAt(cls.Occurrences, now)
 	startsIn := int64(0)
@@ -310,63 +310,88 @@ func (a *API) classRecord(c *call, cls lms.LiveClass, now time.Time) obj {
 	if endDate == "" {
 		endDate = "0000-00-00"
 	}
-	tz := strconv.Itoa(cls.TimezoneID)
-	if cls.TimezoneID == 0 {
-		tz = cls.TimezoneName
-	}
-	cancel := "0"
+	cancel := int64(0)
 	for _, o := range cls.Occurrences {
 		if o.Cancelled {
-			cancel = "1"
+			cancel = 1
 		}
 	}
 	if schedule.AllCancelled(cls.Occurrences) {
-		cancel = "2"
+		cancel = 2
 	}
-	i := strconv.Itoa
-	space := c.records()
-	strs := space.strings(classRecordKeys)
-	str := strs.Value
 	diff := zone.DiffTime(at)
-	return append(space.obj(classRecordKeys),
-		kv{"id", str(strconv.FormatInt(cls.ID, 10))},
-		kv{"user_id", str(strconv.FormatInt(c.Domain.ID, 10))},
-		kv{"title", str(cls.Title)},
-		kv{"date", str(cls.Date)},
-		kv{"start_time", str(schedule.FormatClock(cls.StartMinute))},
-		kv{"end_time", str(schedule.FormatClock(cls.EndMinute))},
-		kv{"timezone", str(tz)},
-		kv{"end_date", str(endDate)},
-		kv{"description", str(cls.Description)},
-		kv{"record", str(i(cls.Record))},
-		kv{"ispaid", str(i(cls.IsPaid))},
-		kv{"currency", str(cls.Currency)},
-		kv{"status", str(status)},
-		kv{"duration", str(i(cls.SittingMinutes() * 60))},
-		kv{"repeat", str(i(cls.Repeat))},
-		kv{"is_recurring", str(i(lms.Flag(cls.IsRecurring)))},
-		kv{"weekdays", str(cls.Weekdays)},
-		kv{"seat_attendees", str(i(cls.SeatAttendees))},
-		kv{"end_classes_count", str(i(cls.EndClassesCount))},
-		kv{"published", str(i(cls.Published))},
-		kv{"label", str(zone.Label)},
-		kv{"privacy", str(i(cls.Privacy))},
-		kv{"timezone_label", str("(GMT" + diff + ") " + zone.Label)},
-		kv{"timezone_country", str(zone.IANA)},
-		kv{"difftime", str(diff)},
-		kv{"language", str(i(cls.IsLang))},
-		kv{"isBoard", str(i(cls.IsBoard))},
-		kv{"isScreenshare", str(i(cls.IsScreenshare))},
-		kv{"isCorporate", str(i(cls.IsCorporate))},
-		kv{"isPrivateChat", str(i(cls.IsPrivateChat))},
-		kv{"isRecordingLayout", str(i(cls.IsRecordingLayout))},
-		kv{"isVideo", str(i(cls.IsVideo))},
-		kv{"isRegion", str(i(cls.IsRegion))},
-		kv{"isCancel", str(cancel)},
-		kv{"keyword", str(cls.Keyword)},
-		kv{"sittings", str(i(len(cls.Occurrences)))},
-		kv{"class_starts_in", startsIn},
-	)
+	f.digits("id", cls.ID)
+	f.digits("user_id", domainID)
+	f.str("title", cls.Title)
+	f.str("date", cls.Date)
+	f.str("start_time", schedule.FormatClock(cls.StartMinute))
+	f.str("end_time", schedule.FormatClock(cls.EndMinute))
+	if cls.TimezoneID != 0 {
+		f.digits("timezone", int64(cls.TimezoneID))
+	} else {
+		f.str("timezone", cls.TimezoneName)
+	}
+	f.str("end_date", endDate)
+	f.str("description", cls.Description)
+	f.digits("record", int64(cls.Record))
+	f.digits("ispaid", int64(cls.IsPaid))
+	f.str("currency", cls.Currency)
+	f.str("status", status)
+	f.digits("duration", int64(cls.SittingMinutes()*60))
+	f.digits("repeat", int64(cls.Repeat))
+	f.digits("is_recurring", int64(lms.Flag(cls.IsRecurring)))
+	f.str("weekdays", cls.Weekdays)
+	f.digits("seat_attendees", int64(cls.SeatAttendees))
+	f.digits("end_classes_count", int64(cls.EndClassesCount))
+	f.digits("published", int64(cls.Published))
+	f.str("label", zone.Label)
+	f.digits("privacy", int64(cls.Privacy))
+	f.str("timezone_label", "(GMT"+diff+") "+zone.Label)
+	f.str("timezone_country", zone.IANA)
+	f.str("difftime", diff)
+	f.digits("language", int64(cls.IsLang))
+	f.digits("isBoard", int64(cls.IsBoard))
+	f.digits("isScreenshare", int64(cls.IsScreenshare))
+	f.digits("isCorporate", int64(cls.IsCorporate))
+	f.digits("isPrivateChat", int64(cls.IsPrivateChat))
+	f.digits("isRecordingLayout", int64(cls.IsRecordingLayout))
+	f.digits("isVideo", int64(cls.IsVideo))
+	f.digits("isRegion", int64(cls.IsRegion))
+	f.digits("isCancel", cancel)
+	f.str("keyword", cls.Keyword)
+	f.digits("sittings", int64(len(cls.Occurrences)))
+	f.number("class_starts_in", startsIn)
+}
+
+// classRecords puts the records of classes into res, for getclass and
+// listclass: for a JSON answer written as JSON at once (RecordsJSON), for
+// XML as objs. They live in the call's record space, so only until the
+// answer is written.
+func (a *API) classRecords(c *call, res *result, classes []lms.LiveClass) *result {
+	now := a.now()
+	space := c.records()
+	if c.xml {
+		space.reserve(len(classes))
+		res.Records = make([]obj, len(classes))
+		for i, cls := range classes {
+			f := fields{xml: true, o: space.obj(classRecordKeys), strs: space.strings(classRecordKeys)}
+			classRecord(&f, c.Domain.ID, cls, now)
+			res.Records[i] = f.o
+		}
+		return res
+	}
+	f := fields{b: append(space.json[:0], '[')}
+	for i, cls := range classes {
+		if i > 0 {
+			f.b = append(f.b, ',')
+		}
+		f.b = append(f.b, '{')
+		classRecord(&f, c.Domain.ID, cls, now)
+		f.b = append(f.b, '}')
+	}
+	space.json = append(f.b, ']')
+	res.RecordsJSON = wire.RawJSON(space.json)
+	return res
 }
 
 // getclass: class_id. A one-element list.
@@ -375,7 +400,7 @@ func (a *API) getClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.Records("class", []obj{a.classRecord(c, cls, a.now())}, "", ""), nil
+	return a.classRecords(c, wire.Records("class", nil, "", ""), []lms.LiveClass{cls}), nil
 }
 
 // Paging of listclass.
@@ -415,15 +440,10 @@ func (a *API) listClass(ctx context.Context, c *call) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := a.now()
-	rs := make([]obj, len(classes))
-	c.records().reserve(len(classes))
-	for i, cls := range classes {
-		rs[i] = a.classRecord(c, cls, now)
-	}
+	res := a.classRecords(c, &result{Kind: wire.KindClassList, Total: total}, classes)
 	// The records hold the classes' strings, not the classes.
 	a.Store.ReleaseLiveClasses(classes)
-	return &result{Kind: wire.KindClassList, Records: rs, Total: total}, nil
+	return res, nil
 }
 
 // removeclass: cid. Deletes the class with its sittings, enrollments,

@@ -1,9 +1,11 @@
 package classroomapi
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
+	"github.com/lectern-lms/lectern/internal/jsonx"
 )
 
 // recordSpace is where a request's class records keep their keys, values
@@ -15,6 +17,7 @@ import (
 type recordSpace struct {
 	kvs  []kv
 	strs wire.Strings
+	json []byte // the records as JSON, for a JSON answer
 }
 
 var recordSpaces = sync.Pool{New: func() any { return new(recordSpace) }}
@@ -27,6 +30,10 @@ const classRecordKeys = 38
 // the keys (and string values) of a default page of 10 class records. A
 // larger page uses larger arrays once and lets them go.
 const keptKVs = 10 * classRecordKeys
+
+// keptJSON is the JSON a space keeps room for between requests: a default
+// page of 10 class records is about 7.5 KB.
+const keptJSON = 16 << 10
 
 // reserve makes room for n class records in one array each, so that a
 // page of more than 10 does not grow its arrays record by record.
@@ -47,6 +54,10 @@ func (s *recordSpace) strings(n int) wire.Strings { return carve(&s.strs, n) }
 func (s *recordSpace) release() {
 	empty(&s.kvs)
 	empty(&s.strs)
+	if cap(s.json) > keptJSON {
+		s.json = nil
+	}
+	s.json = s.json[:0]
 	recordSpaces.Put(s)
 }
 
@@ -93,4 +104,57 @@ func (c *call) releaseRecords() {
 		c.space.release()
 		c.space = nil
 	}
+}
+
+// fields receives a record's fields in order (classRecord): appended to b
+// as JSON, or for an XML answer put into o, its string values in strs.
+// The record's keys are written as they are: they are ASCII names that
+// JSON needs no escape for.
+type fields struct {
+	xml  bool
+	b    []byte
+	o    obj
+	strs wire.Strings
+}
+
+// str is a string value.
+func (f *fields) str(key, v string) {
+	if f.xml {
+		f.o = append(f.o, kv{key, f.strs.Value(v)})
+		return
+	}
+	f.key(key)
+	f.b = jsonx.AppendString(f.b, v)
+}
+
+// digits is n as a string of its digits.
+func (f *fields) digits(key string, n int64) {
+	if f.xml {
+		f.o = append(f.o, kv{key, f.strs.Value(strconv.FormatInt(n, 10))})
+		return
+	}
+	f.key(key)
+	f.b = append(f.b, '"')
+	f.b = strconv.AppendInt(f.b, n, 10)
+	f.b = append(f.b, '"')
+}
+
+// number is n as a number.
+func (f *fields) number(key string, n int64) {
+	if f.xml {
+		f.o = append(f.o, kv{key, n})
+		return
+	}
+	f.key(key)
+	f.b = strconv.AppendInt(f.b, n, 10)
+}
+
+// key writes a key, after a comma unless it is the record's first.
+func (f *fields) key(k string) {
+	if f.b[len(f.b)-1] != '{' {
+		f.b = append(f.b, ',')
+	}
+	f.b = append(f.b, '"')
+	f.b = append(f.b, k...)
+	f.b = append(f.b, '"', ':')
 }

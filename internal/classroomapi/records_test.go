@@ -3,6 +3,10 @@ package classroomapi
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
+	"github.com/lectern-lms/lectern/internal/lms"
 )
 
 // Records drawn from one space never share room, stay intact when a
@@ -59,6 +63,57 @@ func TestRecordSpace(t *testing.T) {
 						t.Fatalf("released space still holds key %d: %q %v %q", i, kvs[i].Key, kvs[i].Value, strs[i])
 					}
 				}
+			}
+		})
+	}
+}
+
+// A class record written as JSON at once (a JSON answer) is, byte for
+// byte, the JSON of the obj an XML answer reads: the two ways of
+// classRecord's fields give the same record.
+func TestClassRecordJSONIsItsObj(t *testing.T) {
+	start := time.Date(2031, 3, 10, 15, 0, 0, 0, time.UTC)
+	sitting := func(days int, cancelled bool) lms.Occurrence {
+		s := start.AddDate(0, 0, days)
+		return lms.Occurrence{ID: int64(days + 1), Seq: days + 1, Start: s, End: s.Add(time.Hour), Cancelled: cancelled}
+	}
+	plain := lms.LiveClass{ID: 7, Title: "History 7", Date: "2031-03-10", StartMinute: 900, EndMinute: 960,
+		TimezoneID: 28, Currency: "usd", Published: 1, Occurrences: []lms.Occurrence{sitting(0, false)}}
+	every := lms.LiveClass{ID: 1 << 40, Title: `<b>"Ünïcode" & 中文</b>` + "\u2028\n\xff", Description: "a\tb\\c",
+		Date: "2031-03-10", StartMinute: 1380, EndMinute: 30, TimezoneName: "America/New_York", IsRecurring: true,
+		Repeat: 2, Weekdays: "1,3,5", EndClassesCount: 3, EndDate: "2031-04-01", Currency: "eur", IsPaid: 1,
+		SeatAttendees: 40, Record: 1, IsRecordingLayout: 1, IsVideo: 1, IsBoard: 1, IsLang: 3, IsRegion: 2,
+		IsCorporate: 1, IsScreenshare: 1, IsPrivateChat: 1, Keyword: "k<w>", Privacy: 1,
+		Occurrences: []lms.Occurrence{sitting(0, true), sitting(7, false), sitting(14, false)}}
+	cancelled := plain
+	cancelled.Occurrences = []lms.Occurrence{sitting(0, true)}
+	for _, tc := range []struct {
+		name string
+		cls  lms.LiveClass
+		now  time.Time
+	}{
+		{"upcoming", plain, start.Add(-50 * time.Hour)},
+		{"live", plain, start.Add(10 * time.Minute)},
+		{"past", plain, start.Add(10 * time.Hour)},
+		{"every field, a sitting cancelled, summer time", every, start.AddDate(0, 0, 3)},
+		{"every sitting cancelled", cancelled, start.Add(-time.Hour)},
+		{"no sittings", lms.LiveClass{ID: 3, TimezoneID: 28}, start},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			space := new(recordSpace)
+			o := fields{xml: true, o: space.obj(classRecordKeys), strs: space.strings(classRecordKeys)}
+			classRecord(&o, 12, tc.cls, tc.now)
+			want, err := wire.AppendJSON(nil, o.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := fields{b: []byte("{")}
+			classRecord(&j, 12, tc.cls, tc.now)
+			if got := append(j.b, '}'); string(got) != string(want) {
+				t.Errorf("as JSON:\n%s\nthe obj's JSON:\n%s", got, want)
+			}
+			if len(o.o) != 37 {
+				t.Errorf("%d fields, want 37", len(o.o))
 			}
 		})
 	}
