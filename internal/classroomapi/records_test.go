@@ -7,6 +7,7 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/classroomapi/wire"
 	"github.com/lectern-lms/lectern/internal/lms"
+	"github.com/lectern-lms/lectern/internal/store"
 )
 
 // Records drawn from one space never share room, stay intact when a
@@ -114,6 +115,40 @@ func TestClassRecordJSONIsItsObj(t *testing.T) {
 			}
 			if len(o.o) != 37 {
 				t.Errorf("%d fields, want 37", len(o.o))
+			}
+		})
+	}
+}
+
+// BenchmarkClassRecords writes a listclass page of 10 class records, as
+// JSON at once (a JSON answer) and as objs then written by AppendJSON (the
+// way of an XML answer's records, and of every record before).
+func BenchmarkClassRecords(b *testing.B) {
+	start := time.Date(2031, 3, 10, 15, 0, 0, 0, time.UTC)
+	now := start.Add(-50 * time.Hour)
+	page := make([]lms.LiveClass, 10)
+	for i := range page {
+		page[i] = lms.LiveClass{ID: int64(i + 1), Title: fmt.Sprintf("History %d", i+1), Date: "2031-03-10",
+			StartMinute: 900, EndMinute: 960, TimezoneID: 28, Currency: "usd", Published: 1,
+			Occurrences: []lms.Occurrence{{ID: int64(i + 1), Seq: 1, Start: start, End: start.Add(time.Hour)}}}
+	}
+	a := &API{Now: func() time.Time { return now }}
+	for _, xml := range []bool{false, true} {
+		name := "json"
+		if xml {
+			name = "objs"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			buf := make([]byte, 0, 16<<10)
+			for b.Loop() {
+				c := &call{Domain: store.Domain{ID: 1}, xml: xml}
+				res := a.classRecords(c, &result{Kind: wire.KindClassList, Total: 100000}, page)
+				var err error
+				if buf, err = wire.AppendJSON(buf[:0], wire.JSONBody(res, StyleCompat)); err != nil {
+					b.Fatal(err)
+				}
+				c.releaseRecords()
 			}
 		})
 	}
