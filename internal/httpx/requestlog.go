@@ -124,7 +124,7 @@ func (h *LogHandler) logRequest(ctx context.Context, l *requestLine) (byHand boo
 		if l.ids != "" {
 			b = append(b, " ids="...)
 			// slog quotes a value holding '=' or ' ' (as "id=7" does).
-			if quote := strings.ContainsAny(l.ids, "= "); quote {
+			if strings.ContainsAny(l.ids, "= ") {
 				b = append(b, '"')
 				b = append(b, l.ids...)
 				b = append(b, '"')
@@ -151,9 +151,11 @@ func (h *LogHandler) appendTime(b []byte, t time.Time) []byte {
 		h.second.Store(s)
 	}
 	b = append(b, s.clock...)
-	if ns, digits := t.Nanosecond(), 9; !h.json {
+	ns := t.Nanosecond()
+	if !h.json {
 		b = appendFraction(b, ns/1e6, 3)
 	} else if ns != 0 {
+		digits := 9
 		for ns%10 == 0 {
 			ns /= 10
 			digits--
