@@ -87,6 +87,7 @@ func TestParseClock(t *testing.T) {
 		{in: "", bad: true}, {in: "24:00", bad: true}, {in: "13:00 PM", bad: true}, {in: "0:30 AM", bad: true},
 		{in: "9:5", bad: true}, {in: "9:60", bad: true}, {in: "09:30:15", bad: true}, {in: "noon", bad: true},
 		{in: "1:2:3:4", bad: true}, {in: "-1", bad: true}, {in: "123", bad: true},
+		{in: "9:", bad: true}, {in: ":30", bad: true}, {in: "09:30:", bad: true}, {in: "09::30", bad: true},
 	}
 	for _, tt := range tests {
 		got, err := ParseClock(tt.in)
