@@ -38,6 +38,15 @@ func (s *Store) TitlePasses() int64 { return s.titles.passes.Load() }
 // TitlePassEvery is the least time between two title index passes.
 const TitlePassEvery = titlePassEvery
 
+// TitleMergeShare and TitleQuietShare are the shares of the title index's
+// pages, outside its largest segment, that start a merge while classes are
+// being created and once they have paused.
+const TitleMergeShare, TitleQuietShare = titleMergeShare, titleQuietShare
+
+// SetTitleQuiet sets how long after a pass the title indexer looks at the
+// segments with TitleQuietShare; it applies from the next pass.
+func (s *Store) SetTitleQuiet(d time.Duration) { s.titles.quiet.Store(int64(d)) }
+
 // HoldTitleIndex stops the SQLite title indexer without a pass: classes
 // created afterwards stay above indexed_upto until IndexClassTitles, and
 // Close does not index them. Call it before the store is written to.

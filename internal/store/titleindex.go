@@ -27,8 +27,9 @@ import (
 //
 // It wakes only on a class creation (wrote), at the end of Migrate
 // (resumeTitleIndex: for the classes a stopped process did not index, and
-// to look at the index's segments once), and at Close: a store that is
-// not written to does nothing in the background after that first look.
+// to look at the index's segments once), titleQuiet after its last pass
+// (below), and at Close: a store that is not written to does nothing in
+// the background after those first two looks.
 //
 // Each pass writes a segment, and FTS5 merges segments only a few at a
 // time (automerge), so an index built over time is a dozen segments, and a
@@ -42,7 +43,15 @@ import (
 // all into one, titleMergePages pages per write transaction, so a merge
 // never holds the writer long. The largest segment then grows by that
 // share before the next merge, so each title is rewritten a bounded
-// number of times however large the index grows.
+// number of times however large the index grows (about titleMergeShare+1
+// under a steady stream of creates).
+//
+// Once no pass has run for titleQuiet, the indexer looks again with the
+// smaller share 1/titleQuietShare: an index left in a few segments by a
+// burst of creates is then merged into one while the writer has nothing
+// else to do, and the searches that follow seek each trigram once instead
+// of once a segment. A trickle of creates, a quiet period after each, then
+// rewrites each title at most about titleQuietShare+1 times.
 
 const (
 	// titleIndexAfter is how many created classes start a pass at once.
@@ -66,6 +75,11 @@ const (
 	// titleMergeShare: the index's segments are merged into one when
 	// those but the largest hold 1/titleMergeShare of its pages.
 	titleMergeShare = 8
+	// titleQuietShare is titleMergeShare once the creates have paused.
+	titleQuietShare = 64
+	// titleQuiet is how long after a pass, with no pass since, the
+	// indexer looks at the segments with titleQuietShare.
+	titleQuiet = 2 * time.Second
 	// titleMergePages bounds the pages one merge step writes, in one
 	// write transaction (FTS5's 'merge' command). A step shares its
 	// transaction with the writes grouped with it, which wait for its
@@ -88,10 +102,13 @@ type titleIndexer struct {
 	last    time.Time // when the last pass began; the loop's own
 	// passes counts the passes begun with classes pending.
 	passes atomic.Int64
+	// quiet is titleQuiet, in nanoseconds; tests set it.
+	quiet atomic.Int64
 }
 
 func newTitleIndexer(s *Store) *titleIndexer {
 	x := &titleIndexer{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	x.quiet.Store(int64(titleQuiet))
 	go x.loop()
 	return x
 }
@@ -138,17 +155,27 @@ func (x *titleIndexer) loop() {
 			due, dueAt = time.After(time.Until(t)), t
 		}
 	}
+	var quiet <-chan time.Time // the look once the creates have paused
 	pass := func() {
 		due = nil
 		if x.err = x.pass(); x.err == nil {
-			x.err = x.merge()
+			x.err = x.merge(titleMergeShare)
 		}
 		if x.err != nil {
 			at(time.Now().Add(titleIndexDelay)) // try again
+			return
 		}
+		quiet = time.After(time.Duration(x.quiet.Load()))
 	}
 	for {
 		select {
+		case <-quiet:
+			quiet = nil
+			if x.pending.Load() == 0 { // else a pass is to come, and looks again after it
+				if x.err = x.merge(titleQuietShare); x.err != nil {
+					at(time.Now().Add(titleIndexDelay))
+				}
+			}
 		case <-x.kick:
 			switch n := x.pending.Load(); {
 			case n == 0:
@@ -190,14 +217,14 @@ func (x *titleIndexer) pass() error {
 	}
 }
 
-// merge merges the index's segments into one when mergeDue says so, a
-// step at a time. Between steps it runs the passes that fall due, and it
-// stops at Close; a merge left unfinished is started again after the
-// next pass.
-func (x *titleIndexer) merge() error {
+// merge merges the index's segments into one when mergeDue says so for
+// share, a step at a time. Between steps it runs the passes that fall
+// due, and it stops at Close; a merge left unfinished is started again
+// after the next pass.
+func (x *titleIndexer) merge(share int64) error {
 	ctx := context.Background()
 	sizes, err := x.s.titleSegments(ctx)
-	if err != nil || !mergeDue(sizes) {
+	if err != nil || !mergeDue(sizes, share) {
 		return err
 	}
 	for first := true; ; first = false {
@@ -220,9 +247,8 @@ func (x *titleIndexer) merge() error {
 
 // mergeDue reports whether an index of segments of these sizes (any
 // measure proportional to their pages) should be merged into one: when
-// the segments other than the largest hold at least 1/titleMergeShare of
-// its size.
-func mergeDue(sizes []int64) bool {
+// the segments other than the largest hold at least 1/share of its size.
+func mergeDue(sizes []int64, share int64) bool {
 	if len(sizes) < 2 {
 		return false
 	}
@@ -231,7 +257,7 @@ func mergeDue(sizes []int64) bool {
 		largest = max(largest, n)
 		all += n
 	}
-	return (all-largest)*titleMergeShare >= largest
+	return (all-largest)*share >= largest
 }
 
 // titleSegments returns the size of each segment of the title index, in

@@ -91,19 +91,23 @@ func TestIdleTitlePassWritesNothing(t *testing.T) {
 func TestMergeDue(t *testing.T) {
 	for _, c := range []struct {
 		sizes []int64
+		share int64
 		want  bool
 	}{
-		{nil, false},
-		{[]int64{500}, false},               // one segment
-		{[]int64{800, 99}, false},           // the rest under 1/8 of the largest
-		{[]int64{800, 100}, true},           // 1/8
-		{[]int64{800, 40, 30, 30}, true},    // 1/8 in three
-		{[]int64{40, 800, 30, 29}, false},   // the largest anywhere
-		{[]int64{136, 135, 140, 108}, true}, // equal segments
-		{[]int64{1, 1}, true},
+		{nil, 8, false},
+		{[]int64{500}, 8, false},               // one segment
+		{[]int64{800, 99}, 8, false},           // the rest under 1/8 of the largest
+		{[]int64{800, 100}, 8, true},           // 1/8
+		{[]int64{800, 100}, 16, true},          // over 1/16
+		{[]int64{800, 40, 30, 30}, 8, true},    // 1/8 in three
+		{[]int64{40, 800, 30, 29}, 8, false},   // the largest anywhere
+		{[]int64{136, 135, 140, 108}, 8, true}, // equal segments
+		{[]int64{1, 1}, 8, true},
+		{[]int64{6400, 99}, 64, false},
+		{[]int64{6400, 50, 50}, 64, true},
 	} {
-		if got := mergeDue(c.sizes); got != c.want {
-			t.Errorf("mergeDue(%v) = %v, want %v", c.sizes, got, c.want)
+		if got := mergeDue(c.sizes, c.share); got != c.want {
+			t.Errorf("mergeDue(%v, %d) = %v, want %v", c.sizes, c.share, got, c.want)
 		}
 	}
 }

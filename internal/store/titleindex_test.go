@@ -483,8 +483,9 @@ func TestClassTitleIndexMerge(t *testing.T) {
 	}
 }
 
-// The indexer merges the segments it finds when the store opens, and
-// those its passes add once they hold 1/8 of the largest, not before.
+// The indexer merges the segments it finds when the store opens; those
+// its passes add once they hold 1/TitleMergeShare of the largest, not
+// before; and, once the creates pause, those that hold 1/TitleQuietShare.
 func TestClassTitleIndexerMerges(t *testing.T) {
 	dir := t.TempDir()
 	st, d := sqliteDomain(t, dir)
@@ -503,6 +504,7 @@ func TestClassTitleIndexerMerges(t *testing.T) {
 	waitSegments(t, st, "after opening", 10*time.Second)
 	checkSearches(t, st, d.ID, want, "merged after opening")
 	merged := segments(t, st)[0]
+	st.SetTitleQuiet(time.Hour) // no merge for a pause until the end
 
 	// Each round is a pass at once (64 classes), a segment of its own.
 	round := func(r int) {
@@ -522,23 +524,40 @@ func TestClassTitleIndexerMerges(t *testing.T) {
 	}
 	round(0)
 	time.Sleep(100 * time.Millisecond) // the merge, if one were due, would start at once
-	if largest, rest := largestAndRest(); largest != merged || rest == 0 || rest*8 >= largest {
+	if largest, rest := largestAndRest(); largest != merged || rest == 0 || rest*store.TitleMergeShare >= largest {
 		t.Fatalf("after a pass of 64 classes: %d pages in the largest segment and %d in the others, want %d and a few",
 			largest, rest, merged)
 	}
-	// More rounds: once the small segments hold 1/8 of the pages, the
-	// indexer merges them.
-	for r := 1; ; r++ {
-		if r > 20 {
-			t.Fatalf("no merge after 20 passes of 64 classes")
+	// More rounds: once the small segments hold 1/TitleMergeShare of the
+	// pages, the indexer merges them.
+	r := 1
+	for ; ; r++ {
+		if r > 40 {
+			t.Fatalf("no merge after 40 passes of 64 classes")
 		}
 		round(r)
-		if largest, rest := largestAndRest(); rest == 0 || rest*8 >= largest {
+		if largest, rest := largestAndRest(); rest == 0 || rest*store.TitleMergeShare >= largest {
 			break
 		}
 	}
 	waitSegments(t, st, "after the rounds", 10*time.Second)
 	checkSearches(t, st, d.ID, want, "merged after passes")
+
+	// Two rounds more leave small segments, under 1/TitleMergeShare but
+	// over 1/TitleQuietShare of the largest: they stay while the creates
+	// may go on, and are merged once they have paused.
+	round(r + 1)
+	round(r + 2)
+	time.Sleep(100 * time.Millisecond)
+	largest, rest := largestAndRest()
+	if rest == 0 || rest*store.TitleMergeShare >= largest || rest*store.TitleQuietShare < largest {
+		t.Fatalf("after two passes of 64 classes: %d pages in the largest segment and %d in the others, want 1/%d to 1/%d",
+			largest, rest, store.TitleQuietShare, store.TitleMergeShare)
+	}
+	st.SetTitleQuiet(50 * time.Millisecond)
+	round(r + 3) // its pass starts the shorter wait
+	waitSegments(t, st, "after the creates paused", 10*time.Second)
+	checkSearches(t, st, d.ID, want, "merged after the pause")
 }
 
 // waitSegments waits until the title index is one segment; it fails
