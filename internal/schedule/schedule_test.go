@@ -127,6 +127,9 @@ func TestDiffTime(t *testing.T) {
 			t.Errorf("DiffTime in %s = %q, want %q", c.iana, got, c.want)
 		}
 	}
+	if got := (Zone{}).DiffTime(jan); got != "+00:00" {
+		t.Errorf("DiffTime of the zero Zone = %q, want +00:00", got)
+	}
 }
 
 func TestParseDateAndHMS(t *testing.T) {

@@ -205,9 +205,14 @@ func LookupZone(s string) (Zone, error) {
 // listings resolve a class's zone for each class.
 var otherZones sync.Map
 
-// DiffTime formats the zone's offset from UTC at t as "+05:30".
+// DiffTime formats the zone's offset from UTC at t as "+05:30". The zero
+// Zone (a class whose zone this build does not know) is UTC.
 func (z Zone) DiffTime(t time.Time) string {
-	_, off := t.In(z.Loc).Zone()
+	loc := z.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	_, off := t.In(loc).Zone()
 	sign := byte('+')
 	if off < 0 {
 		sign, off = '-', -off
