@@ -95,6 +95,15 @@ func (s *Store) ClassTitleTrigramOptions(ctx context.Context) (string, error) {
 	return opts.String, err
 }
 
+// ClassTitleLargestLeaf returns the size in bytes of the title index's
+// largest leaf page (rows as ClassTitleLeafPages reads them).
+func (s *Store) ClassTitleLargestLeaf(ctx context.Context) (int64, error) {
+	var n sql.NullInt64
+	err := s.read().queryRow(ctx, `SELECT MAX(length(block)) FROM live_classes_title_data
+		WHERE id >= 1 << 37 AND (id >> 31) & 63 = 0`).Scan(&n)
+	return n.Int64, err
+}
+
 // ClassTitleLeafPages counts the leaf pages of every segment of the title
 // index by reading them all (FTS5's row ids: segment << 37, then a
 // doclist-index bit and a height, zero for a leaf, then the page number).
