@@ -570,20 +570,27 @@ func waitSegments(t *testing.T, st *store.Store, when string, within time.Durati
 	})
 }
 
+// mergedTitleIndex returns a SQLite store whose indexer is held, with n
+// classes indexed in passes of perPass, then merged into one segment.
+func mergedTitleIndex(t *testing.T, n, perPass int) (*store.Store, store.Domain, classTitles) {
+	t.Helper()
+	st, d := sqliteDomain(t, t.TempDir())
+	st.HoldTitleIndex() // so that the passes are the test's
+	want := classTitles{}
+	indexInPasses(t, st, d.ID, want, n, perPass)
+	if _, err := st.MergeClassTitleSteps(context.Background(), true, 0); err != nil {
+		t.Fatal(err)
+	}
+	return st, d, want
+}
+
 // The title index writes leaf pages of about 1,000 bytes (migration 0044),
 // so that a search walks fewer entries to the rows it jumps to, and
 // searches find the same classes through them.
 func TestClassTitleIndexSmallPages(t *testing.T) {
-	ctx := context.Background()
-	st, d := sqliteDomain(t, t.TempDir())
-	st.HoldTitleIndex() // so that the passes below are the test's
-	want := classTitles{}
-	indexInPasses(t, st, d.ID, want, 1200, 400)
-	if _, err := st.MergeClassTitleSteps(ctx, true, 0); err != nil {
-		t.Fatal(err)
-	}
+	st, d, want := mergedTitleIndex(t, 1200, 400)
 	sizes := segments(t, st)
-	largest, err := st.ClassTitleLargestLeaf(ctx)
+	largest, err := st.ClassTitleLargestLeaf(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,14 +610,7 @@ func TestClassTitleIndexSmallPages(t *testing.T) {
 // levels as a ladder, so the largest segment's level, and a rewrite of
 // it, is reached only after 4, 16, 64... passes: at most twice in 40.
 func TestClassTitleIndexFewSegmentsAfterSmallPasses(t *testing.T) {
-	ctx := context.Background()
-	st, d := sqliteDomain(t, t.TempDir())
-	st.HoldTitleIndex() // so that the passes below are the test's
-	want := classTitles{}
-	indexInPasses(t, st, d.ID, want, 800, 200)
-	if _, err := st.MergeClassTitleSteps(ctx, true, 0); err != nil { // one large segment, as the indexer leaves it
-		t.Fatal(err)
-	}
+	st, d, want := mergedTitleIndex(t, 800, 200) // one large segment, as the indexer leaves it
 	largest, rewrites := segments(t, st)[0], 0
 	for pass := range 40 {
 		indexInPasses(t, st, d.ID, want, 2, 2)
