@@ -59,10 +59,11 @@ func (a *API) getClassLaunch(ctx context.Context, c *call) (*result, error) {
 		return nil, err
 	}
 	base := a.BaseURL()
+	vals := make(wire.Strings, 0, 3) // the three values in one allocation
 	return wire.Action("getclasslaunch",
-		kv{"class_id", strconv.FormatInt(cls.ID, 10)},
-		kv{"launchurl", signing.SignedLaunchURL(base, c.Domain.LaunchSecret, l)},
-		kv{"encryptedlaunchurl", signing.EncryptedLaunchURL(base, c.Domain.LaunchSecret, l)},
+		kv{"class_id", vals.Value(strconv.FormatInt(cls.ID, 10))},
+		kv{"launchurl", vals.Value(signing.SignedLaunchURL(base, c.Domain.LaunchSecret, l))},
+		kv{"encryptedlaunchurl", vals.Value(signing.EncryptedLaunchURL(base, c.Domain.LaunchSecret, l))},
 	), nil
 }
 

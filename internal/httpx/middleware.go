@@ -231,7 +231,7 @@ func logIDs(r *http.Request) string {
 		return ""
 	}
 	var b strings.Builder
-	for _, name := range patternWildcards(r.Pattern) {
+	for name, rest, ok := nextWildcard(r.Pattern); ok; name, rest, ok = nextWildcard(rest) {
 		v := r.PathValue(name)
 		if v == "" || len(v) > 19 || strings.Trim(v, "0123456789") != "" {
 			continue

@@ -167,10 +167,7 @@ func addQuery(values map[string]string, query string) (err error) {
 }
 
 func (p *Params) addPath(r *http.Request) {
-	if r.Pattern == "" {
-		return
-	}
-	for _, name := range patternWildcards(r.Pattern) {
+	for name, rest, ok := nextWildcard(r.Pattern); ok; name, rest, ok = nextWildcard(rest) {
 		if v := r.PathValue(name); v != "" {
 			p.values[name] = v
 		}
@@ -288,22 +285,20 @@ func jsonProblem(err error) string {
 	return "unexpected end of input"
 }
 
-// patternWildcards returns the {name} wildcards of a ServeMux pattern.
-func patternWildcards(pattern string) []string {
-	var names []string
-	for {
-		i := strings.IndexByte(pattern, '{')
-		if i < 0 {
-			return names
-		}
-		j := strings.IndexByte(pattern[i:], '}')
-		if j < 0 {
-			return names
-		}
-		name := strings.TrimSuffix(pattern[i+1:i+j], "...")
-		names = append(names, name)
-		pattern = pattern[i+j+1:]
+// nextWildcard returns the name of the first {name} wildcard of a
+// ServeMux pattern and the pattern after it; ok is false when there is
+// none. A loop over a pattern's wildcards with it makes no slice: one was
+// made twice a request, for the parameters and for the log line.
+func nextWildcard(pattern string) (name, rest string, ok bool) {
+	i := strings.IndexByte(pattern, '{')
+	if i < 0 {
+		return "", "", false
 	}
+	j := strings.IndexByte(pattern[i:], '}')
+	if j < 0 {
+		return "", "", false
+	}
+	return strings.TrimSuffix(pattern[i+1:i+j], "..."), pattern[i+j+1:], true
 }
 
 // Get returns the named parameter, trimmed of surrounding space, or "".

@@ -68,6 +68,44 @@ func TestReadParamsPathWins(t *testing.T) {
 	}
 }
 
+// TestNextWildcard: every wildcard of a pattern, in order, "..." dropped;
+// an unclosed brace ends the list.
+func TestNextWildcard(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		want    string
+	}{
+		{"/v2/{operation}", "operation"},
+		{"GET example.com/a/{id}/b/{name}/{rest...}", "id,name,rest"},
+		{"/{$}", "$"},
+		{"/plain/path", ""},
+		{"/a/{id}/{oops", "id"},
+		{"", ""},
+	} {
+		var got []string
+		for name, rest, ok := nextWildcard(c.pattern); ok; name, rest, ok = nextWildcard(rest) {
+			got = append(got, name)
+		}
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%q: %q, want %q", c.pattern, got, c.want)
+		}
+	}
+}
+
+// TestReadParamsTwoWildcards: each wildcard of the pattern is a parameter.
+func TestReadParamsTwoWildcards(t *testing.T) {
+	mux := http.NewServeMux()
+	var got [2]string
+	mux.HandleFunc("/c/{course}/u/{user}", func(w http.ResponseWriter, r *http.Request) {
+		p, _ := ReadParams(r, 1024)
+		got = [2]string{p.Get("course"), p.Get("user")}
+	})
+	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/c/7/u/9", nil))
+	if got != [2]string{"7", "9"} {
+		t.Fatalf("course and user = %q, want 7 and 9", got)
+	}
+}
+
 func TestReadParamsErrors(t *testing.T) {
 	r := httptest.NewRequest("POST", "/", strings.NewReader(strings.Repeat("x", 100)))
 	r.Header.Set("Content-Type", "application/json")
