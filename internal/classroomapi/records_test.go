@@ -76,7 +76,7 @@ func TestClassRecordJSONIsItsObj(t *testing.T) {
 	start := time.Date(2031, 3, 10, 15, 0, 0, 0, time.UTC)
 	sitting := func(days int, cancelled bool) lms.Occurrence {
 		s := start.AddDate(0, 0, days)
-		return lms.Occurrence{ID: int64(days + 1), Seq: days + 1, Start: s, End: s.Add(time.Hour), Cancelled: cancelled}
+		return lms.Occurrence{Seq: days + 1, Start: s, End: s.Add(time.Hour), Cancelled: cancelled}
 	}
 	plain := lms.LiveClass{ID: 7, Title: "History 7", Date: "2031-03-10", StartMinute: 900, EndMinute: 960,
 		TimezoneID: 28, Currency: "usd", Published: 1, Occurrences: []lms.Occurrence{sitting(0, false)}}
@@ -130,7 +130,7 @@ func BenchmarkClassRecords(b *testing.B) {
 	for i := range page {
 		page[i] = lms.LiveClass{ID: int64(i + 1), Title: fmt.Sprintf("History %d", i+1), Date: "2031-03-10",
 			StartMinute: 900, EndMinute: 960, TimezoneID: 28, Currency: "usd", Published: 1,
-			Occurrences: []lms.Occurrence{{ID: int64(i + 1), Seq: 1, Start: start, End: start.Add(time.Hour)}}}
+			Occurrences: []lms.Occurrence{{Seq: 1, Start: start, End: start.Add(time.Hour)}}}
 	}
 	a := &API{Now: func() time.Time { return now }}
 	for _, xml := range []bool{false, true} {

@@ -45,7 +45,6 @@ type LiveClass struct {
 
 // Occurrence is one sitting of a live class, in UTC.
 type Occurrence struct {
-	ID        int64
 	Seq       int
 	Start     time.Time
 	End       time.Time

@@ -3,8 +3,10 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lectern-lms/lectern/internal/apitest"
 	"github.com/lectern-lms/lectern/internal/lms"
@@ -204,5 +206,61 @@ func TestImportDomainNextToItself(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestImportDomainSittingsWithIDs: an export from before migration 0045
+// holds an id for each sitting; the import reads past it, and the class
+// keeps its sittings. Another unknown column is still refused.
+func TestImportDomainSittingsWithIDs(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			src, _, err := st.CreateDomain(ctx, "Source")
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			occ := []lms.Occurrence{{Seq: 1, Start: start, End: start.Add(time.Hour)}, {Seq: 2, Start: start.AddDate(0, 0, 7), End: start.AddDate(0, 0, 7).Add(time.Hour)}}
+			if _, err := st.CreateLiveClass(ctx, src.ID, lms.LiveClass{Title: "Old export", Date: "2030-01-02", StartMinute: 540, EndMinute: 600,
+				TimezoneName: "UTC", Currency: "usd", Published: 1, Occurrences: occ}); err != nil {
+				t.Fatal(err)
+			}
+			rows := exportRows(t, st, src.ID)
+			sittings := 0
+			for i, r := range rows {
+				if r.Table == "class_occurrences" {
+					if _, ok := r.Row["id"]; ok {
+						t.Fatalf("the export holds a sitting's id: %v", r.Row)
+					}
+					rows[i].Row["id"] = float64(100 + i) // as an earlier version wrote it (JSON numbers)
+					sittings++
+				}
+			}
+			if sittings != 2 {
+				t.Fatalf("%d sittings exported, want 2", sittings)
+			}
+			res, err := st.ImportDomain(ctx, rows)
+			if err != nil {
+				t.Fatalf("import of an export with sittings' ids: %v", err)
+			}
+			classes, total, err := st.ListLiveClasses(ctx, res.DomainID, store.ClassFilter{WithOccurrences: true}, store.Page{Limit: 10})
+			if err != nil || total != 1 || len(classes) != 1 {
+				t.Fatalf("imported classes %d (total %d): %v", len(classes), total, err)
+			}
+			if got := classes[0].Occurrences; !reflect.DeepEqual(got, occ) {
+				t.Errorf("imported sittings %+v, want %+v", got, occ)
+			}
+
+			for i, r := range rows {
+				if r.Table == "class_occurrences" {
+					rows[i].Row["room"] = "A"
+				}
+			}
+			if _, err := st.ImportDomain(ctx, rows); err == nil || !strings.Contains(err.Error(), `class_occurrences has no column "room"`) {
+				t.Errorf("import with an unknown column: %v, want it refused", err)
+			}
+		})
 	}
 }

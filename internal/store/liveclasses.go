@@ -83,16 +83,17 @@ func (cf classFields) Scan(v any) error {
 
 // sittingsCol is a column giving the sittings of the class row of table
 // (a table name or alias in the query) in one value, so a class and its
-// sittings are one query: "id,seq,starts_at,ends_at,cancelled" per
+// sittings are one query: "seq,starts_at,ends_at,cancelled" per
 // sitting, joined by ';'; NULL when the class has none. Stored instants
 // hold neither ',' nor ';'. string_agg and concat_ws work on PostgreSQL
 // and on SQLite from 3.44 (concat_ws: one allocation where a chain of ||
 // made one at every step). The aggregate has no ORDER BY: on SQLite one
 // builds and sorts a temporary table on every read (a fifth of a getclass's
-// statement), though the rows come by seq from the class_occurrences_seq
-// index anyway; parseSittings puts them in seq order whatever their order.
+// statement), though the rows come by seq from the table's (class_id,
+// seq) key anyway; parseSittings puts them in seq order whatever their
+// order.
 func sittingsCol(table string) string {
-	return `(SELECT string_agg(concat_ws(',', o.id, o.seq, o.starts_at, o.ends_at, o.cancelled), ';') FROM class_occurrences o
+	return `(SELECT string_agg(concat_ws(',', o.seq, o.starts_at, o.ends_at, o.cancelled), ';') FROM class_occurrences o
 		WHERE o.class_id = ` + table + `.id AND o.domain_id = ` + table + `.domain_id)`
 }
 
@@ -121,7 +122,7 @@ func parseSittings(s string) ([]lms.Occurrence, error) {
 	for rest, more := s, true; more; {
 		var one string
 		one, rest, more = strings.Cut(rest, ";")
-		var f [5]string
+		var f [4]string
 		n := 0
 		for field, ok := one, true; ok; n++ {
 			if n == len(f) {
@@ -133,20 +134,19 @@ func parseSittings(s string) ([]lms.Occurrence, error) {
 			return nil, fmt.Errorf("store: corrupt stored sitting %q: %d fields, not %d", one, n, len(f))
 		}
 		var o lms.Occurrence
-		var e1, e2, e3, e4 error
-		o.ID, e1 = strconv.ParseInt(f[0], 10, 64)
-		o.Seq, e2 = strconv.Atoi(f[1])
-		o.Start, e3 = parseTime(f[2])
-		o.End, e4 = parseTime(f[3])
-		if err := errors.Join(e1, e2, e3, e4); err != nil {
+		var e1, e2, e3 error
+		o.Seq, e1 = strconv.Atoi(f[0])
+		o.Start, e2 = parseTime(f[1])
+		o.End, e3 = parseTime(f[2])
+		if err := errors.Join(e1, e2, e3); err != nil {
 			return nil, fmt.Errorf("store: corrupt stored sitting %q: %w", one, err)
 		}
-		switch f[4] {
+		switch f[3] {
 		case "0":
 		case "1":
 			o.Cancelled = true
 		default:
-			return nil, fmt.Errorf("store: corrupt stored sitting %q: cancelled is %q", one, f[4])
+			return nil, fmt.Errorf("store: corrupt stored sitting %q: cancelled is %q", one, f[3])
 		}
 		occ = append(occ, o)
 	}

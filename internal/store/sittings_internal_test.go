@@ -8,25 +8,34 @@ import (
 	"testing"
 )
 
-// A class's sittings have one index besides their key,
-// class_occurrences_seq, and every statement that reads or changes them
-// finds them by it. Migration 0042 dropped class_occurrences_starts: no
-// statement used it, and each sitting written paid for it.
+// A class's sittings are a table keyed by (class_id, seq) without a rowid
+// (migration 0045), with no other index, and every statement that reads
+// or changes them finds them by that key. Migration 0042 dropped
+// class_occurrences_starts: no statement used it, and each sitting
+// written paid for it; 0045 dropped the rowid, its AUTOINCREMENT and the
+// index class_occurrences_seq, which the key now is.
 func TestSittingsFoundByTheirIndex(t *testing.T) {
 	ctx := context.Background()
 	s := openSQLiteStore(t)
-	var indexes []string
-	if err := scanRows(ctx, s.read(), "SELECT name FROM pragma_index_list('class_occurrences')", nil,
-		func(r *sql.Rows) error {
-			var name string
-			err := r.Scan(&name)
-			indexes = append(indexes, name)
-			return err
+	// column reads the one text column of the rows of q.
+	column := func(q string) []string {
+		var out []string
+		if err := scanRows(ctx, s.read(), q, nil, func(r *sql.Rows) error {
+			out = append(out, "")
+			return r.Scan(&out[len(out)-1])
 		}); err != nil {
-		t.Fatal(err)
+			t.Fatal(err)
+		}
+		return out
 	}
-	if !slices.Equal(indexes, []string{"class_occurrences_seq"}) {
-		t.Errorf("class_occurrences indexes %v, want [class_occurrences_seq]", indexes)
+	if origins := column("SELECT origin FROM pragma_index_list('class_occurrences')"); !slices.Equal(origins, []string{"pk"}) {
+		t.Errorf("class_occurrences indexes by origin %v, want its primary key alone", origins)
+	}
+	if wr := column("SELECT CAST(wr AS TEXT) FROM pragma_table_list('class_occurrences')"); !slices.Equal(wr, []string{"1"}) {
+		t.Errorf("class_occurrences without rowid: %v, want [1]", wr)
+	}
+	if key := column("SELECT name FROM pragma_table_info('class_occurrences') WHERE pk > 0 ORDER BY pk"); !slices.Equal(key, []string{"class_id", "seq"}) {
+		t.Errorf("class_occurrences is keyed by %v, want [class_id seq]", key)
 	}
 	for _, q := range []string{
 		// ListLiveClasses, LiveClass: the sittings in one column.
@@ -52,8 +61,8 @@ func TestSittingsFoundByTheirIndex(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 		all := strings.Join(plan, "; ")
-		if !strings.Contains(all, "USING INDEX class_occurrences_seq (class_id=?)") {
-			t.Errorf("%s\nplan %q: the sittings are not found by class_occurrences_seq", q, all)
+		if !strings.Contains(all, "USING PRIMARY KEY (class_id=?)") {
+			t.Errorf("%s\nplan %q: the sittings are not found by their key", q, all)
 		}
 	}
 }
