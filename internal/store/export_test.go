@@ -99,8 +99,7 @@ func (s *Store) ClassTitleTrigramOptions(ctx context.Context) (string, error) {
 // largest leaf page (rows as ClassTitleLeafPages reads them).
 func (s *Store) ClassTitleLargestLeaf(ctx context.Context) (int64, error) {
 	var n sql.NullInt64
-	err := s.read().queryRow(ctx, `SELECT MAX(length(block)) FROM live_classes_title_data
-		WHERE id >= 1 << 37 AND (id >> 31) & 63 = 0`).Scan(&n)
+	err := s.read().queryRow(ctx, "SELECT MAX(length(block)) FROM live_classes_title_data WHERE "+titleLeafRows).Scan(&n)
 	return n.Int64, err
 }
 
@@ -108,8 +107,12 @@ func (s *Store) ClassTitleLargestLeaf(ctx context.Context) (int64, error) {
 // index by reading them all (FTS5's row ids: segment << 37, then a
 // doclist-index bit and a height, zero for a leaf, then the page number).
 func (s *Store) ClassTitleLeafPages(ctx context.Context) (int64, error) {
-	return s.read().count(ctx, "SELECT COUNT(*) FROM live_classes_title_data WHERE id >= 1 << 37 AND (id >> 31) & 63 = 0")
+	return s.read().count(ctx, "SELECT COUNT(*) FROM live_classes_title_data WHERE "+titleLeafRows)
 }
+
+// titleLeafRows selects the rows of live_classes_title_data that are leaf
+// pages of a segment.
+const titleLeafRows = "id >= 1 << 37 AND (id >> 31) & 63 = 0"
 
 // MergeClassTitleSteps runs steps of merging the title index into one
 // segment, as the indexer does, the first one starting the merge: all of

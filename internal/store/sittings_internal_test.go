@@ -20,10 +20,7 @@ func TestSittingsFoundByTheirIndex(t *testing.T) {
 	// column reads the one text column of the rows of q.
 	column := func(q string) []string {
 		var out []string
-		if err := scanRows(ctx, s.read(), q, nil, func(r *sql.Rows) error {
-			out = append(out, "")
-			return r.Scan(&out[len(out)-1])
-		}); err != nil {
+		if err := scanStrings(ctx, s.read(), &out, q); err != nil {
 			t.Fatal(err)
 		}
 		return out
