@@ -212,9 +212,9 @@ func TitleTrigrams(title string) []string {
 	return out
 }
 
-// TakeSearchPlaces takes every place of the gate PostgreSQL title
-// searches pass (pgSearchIDs), so a search waits until the returned
-// function gives them back.
+// TakeSearchPlaces takes every place of the gate title searches pass
+// (searchInTurn), so a search waits until the returned function gives
+// them back.
 func (s *Store) TakeSearchPlaces() (giveBack func()) {
 	for range cap(s.searches) {
 		s.searches <- struct{}{}

@@ -224,12 +224,19 @@ func TestPostgresSearchAsksTheIndexForARareWindow(t *testing.T) {
 	search("algebra 157")
 }
 
-// A PostgreSQL title search waits for a place among the few that run at
-// once (the gate of pgSearchIDs); one whose request ends meanwhile gives
-// up with the request's error, and a waiting one runs once a place is free.
-func TestPostgresSearchesWaitForAPlace(t *testing.T) {
+// A title search waits for a place among the few that run at once (the
+// gate of searchInTurn), on either database; one whose request ends
+// meanwhile gives up with the request's error, and a waiting one runs once
+// a place is free.
+func TestSearchesWaitForAPlace(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) { testSearchesWaitForAPlace(t, b) })
+	}
+}
+
+func testSearchesWaitForAPlace(t *testing.T, b apitest.Backend) {
 	ctx := context.Background()
-	st := apitest.OpenStore(t, apitest.Postgres(t))
+	st := apitest.OpenStore(t, b)
 	d, _, err := st.CreateDomain(ctx, "A")
 	if err != nil {
 		t.Fatal(err)

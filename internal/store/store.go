@@ -48,8 +48,7 @@ type Store struct {
 	checkpoints *checkpointer
 	// titleSample steers PostgreSQL's title searches (titlestats.go).
 	titleSample titleSampler
-	// searches holds the PostgreSQL title searches running at once
-	// (ListLiveClasses); nil on SQLite.
+	// searches holds the title searches running at once (searchInTurn).
 	searches gate
 	// ids holds the ids of unfiltered listings (idindex.go); idsMu
 	// guards the map.
@@ -192,7 +191,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	cdb.SetMaxOpenConns(1)
 	cdb.SetMaxIdleConns(1)
 	cdb.SetConnMaxIdleTime(0)
-	s := &Store{rdb: rdb, wdb: wdb}
+	s := &Store{rdb: rdb, wdb: wdb, searches: make(gate, readsAtOnce())}
 	s.checkpoints = newCheckpointer(cdb)
 	s.writer = newGroupWriter(s)
 	s.titles = newTitleIndexer(s)
@@ -200,7 +199,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 }
 
 // readsAtOnce is the number of SQLite read connections, and of title
-// searches PostgreSQL runs at once: twice the CPUs Go runs on, at least 4.
+// searches run at once (searchInTurn): twice the CPUs Go runs on, at
+// least 4.
 //
 // A read keeps its SQLite connection busy only while it computes, so more
 // connections than that add no throughput, and each one holds its own
