@@ -423,8 +423,8 @@ func classMatchArgs(domainID int64, f ClassFilter) []any {
 // (SQLite, whose readers are readsAtOnce connections of a database/sql
 // pool, which hands a freed connection to a random waiter). Taken in
 // turn, searches wait about as long as one another: at 100,000 classes,
-// with 32 clients searching on SQLite, the slowest hundredth took 18-24
-// ms against 23-31 ms without the gate, at the same rate
+// with 32 clients searching on SQLite, the slowest hundredth took
+// 19.0-20.8 ms against 22.0-26.3 ms without the gate, at the same rate
 // (docs/performance.md, "Twenty-ninth pass"). On PostgreSQL, more
 // searches at once than that only share the CPU and each takes longer
 // ("Twenty-first pass").
