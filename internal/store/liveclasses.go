@@ -164,6 +164,14 @@ func classArgs(c lms.LiveClass) []any {
 		c.Keyword, c.Privacy, c.Published}
 }
 
+// sqlInsertLiveClass stores a class's row; its arguments are the domain's
+// id, classArgs, created_at and updated_at.
+var sqlInsertLiveClass = `INSERT INTO live_classes (domain_id, owner_user_id, title, description, date, start_minute,
+	end_minute, timezone_id, timezone_name, is_recurring, repeat_kind, weekdays, end_classes_count, end_date, currency,
+	ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
+	is_screenshare, is_private_chat, keyword, privacy, published, created_at, updated_at)
+	VALUES (?, ` + placeholders(30) + `)`
+
 // CreateLiveClass stores a class and its occurrences (c.Occurrences, at
 // least one, computed by the caller) and returns it with ids set.
 func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveClass) (lms.LiveClass, error) {
@@ -171,14 +179,14 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 		return lms.LiveClass{}, errors.New("store: a live class needs at least one occurrence")
 	}
 	c.CreatedAt, c.UpdatedAt = s.now(), s.now()
+	// The row's arguments are made here, by the caller's goroutine: on
+	// SQLite the function below runs on the group writer's, which every
+	// write waits for.
+	args := append(append(make([]any, 0, 31), domainID), classArgs(c)...)
+	args = append(args, formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
 	err := s.tx(ctx, func(tx db) error {
 		var err error
-		c.ID, err = tx.insert(ctx, `INSERT INTO live_classes (domain_id, owner_user_id, title, description, date, start_minute,
-			end_minute, timezone_id, timezone_name, is_recurring, repeat_kind, weekdays, end_classes_count, end_date, currency,
-			ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
-			is_screenshare, is_private_chat, keyword, privacy, published, created_at, updated_at)
-			VALUES (?, `+placeholders(30)+`)`,
-			append(append([]any{domainID}, classArgs(c)...), formatTime(c.CreatedAt), formatTime(c.UpdatedAt))...)
+		c.ID, err = tx.insert(ctx, sqlInsertLiveClass, args...)
 		if err != nil {
 			return err
 		}
