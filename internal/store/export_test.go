@@ -196,6 +196,10 @@ func (s *Store) SetCacheRecords(on bool) { s.cacheRecords = on }
 // record kept so far is stale.
 func (s *Store) Wrote() { s.wrote() }
 
+// SearchConns returns the PostgreSQL connections of the searches that run
+// from a generic plan (openSearchConns); nil on SQLite.
+func (s *Store) SearchConns() *sql.DB { return s.sdb }
+
 // TitleSearchWindow returns the part of text a PostgreSQL title search
 // asks the trigram index for (titlestats.go).
 func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {

@@ -421,11 +421,11 @@ func classMatchArgs(domainID int64, f ClassFilter) []any {
 	return []any{domainID, likePattern(f.Search)}
 }
 
-// searchInTurn runs a title search (pgSearchIDs, searchIDs) once one of
-// the readsAtOnce places of s.searches is free; searches wait for their
-// turn in the order they came, and one whose request ends while it waits
-// leaves with the request's error. The page's classes are read after the
-// place is given back.
+// searchInTurn runs a title search (pgSearchIDs, pgGenericSearchIDs,
+// searchIDs) once one of the readsAtOnce places of s.searches is free;
+// searches wait for their turn in the order they came, and one whose
+// request ends while it waits leaves with the request's error. The page's
+// classes are read after the place is given back.
 //
 // A search is CPU, the database's (PostgreSQL) or this process's
 // (SQLite, whose readers are readsAtOnce connections of a database/sql
@@ -437,21 +437,31 @@ func classMatchArgs(domainID int64, f ClassFilter) []any {
 // searches at once than that only share the CPU and each takes longer
 // ("Twenty-first pass").
 //
-// On PostgreSQL the text's window is chosen before the search waits: a
-// fresh sample of the titles, now and then, is a query of its own.
+// On PostgreSQL the text's window, and whether a generic plan serves the
+// search, are chosen before the search waits: a fresh sample of the
+// titles, now and then, is a query of its own.
 func (s *Store) searchInTurn(ctx context.Context, d db, domainID int64, f ClassFilter, where string, args []any, p Page) (ids []int64, total int64, err error) {
+	generic := false
 	if s.pg {
-		where, args = s.pgSearchWindow(ctx, domainID, f, where, args)
+		where, args, generic = s.pgSearchWindow(ctx, d, domainID, f, where, args)
 	}
 	if err := s.searches.enter(ctx); err != nil {
 		return nil, 0, err
 	}
 	defer s.searches.leave()
-	if s.pg {
+	switch {
+	case generic:
+		return pgGenericSearchIDs(ctx, s.on(s.sdb), where, args, p)
+	case s.pg:
 		return pgSearchIDs(ctx, d, where, args, p)
 	}
 	return searchIDs(ctx, d, f, where, args, p)
 }
+
+// genericSearchShare: a PostgreSQL search runs from a generic plan
+// (pgGenericSearchIDs) when its domain holds at least 1/genericSearchShare
+// of the table's classes.
+const genericSearchShare = 4
 
 // pgSearchWindow returns the condition and arguments of a PostgreSQL
 // search of f.Search that asks the trigram index for a window of the
@@ -459,43 +469,82 @@ func (s *Store) searchInTurn(ctx context.Context, d db, domainID int64, f ClassF
 // LIKE on the whole text, on an expression the index does not serve,
 // decides on the rows; where and args as they are when the window is the
 // whole text.
-func (s *Store) pgSearchWindow(ctx context.Context, domainID int64, f ClassFilter, where string, args []any) (string, []any) {
+//
+// generic reports that the search is to run from a generic plan
+// (pgGenericSearchIDs): when the window was chosen, so that the index has
+// trigrams to look up, d is not a transaction, and the domain holds at
+// least 1/genericSearchShare of the table's classes by the sample's
+// count, so that the trigram index, which the generic plan always reads,
+// is not mostly other domains' titles.
+func (s *Store) pgSearchWindow(ctx context.Context, d db, domainID int64, f ClassFilter, where string, args []any) (_ string, _ []any, generic bool) {
 	folded := strings.ToLower(f.Search)
 	w := s.searchWindow(ctx, folded)
 	if w == folded {
-		return where, args
+		return where, args, false
 	}
-	where = "domain_id = ? AND (LOWER(title) || '')" + likeContains + " AND LOWER(title)" + likeContains
+	if sample := s.titleSample.cur.Load(); sample != nil && sample.span > 0 && d.r == runner(s.rdb) {
+		n, err := rowCount(ctx, d, domainID, countLiveClasses)
+		generic = err == nil && n*genericSearchShare >= sample.span
+	}
+	where = "domain_id = ?"
+	if generic {
+		where = "domain_id + 0 = ?" // see pgGenericSearchIDs
+	}
+	where += " AND (LOWER(title) || '')" + likeContains + " AND LOWER(title)" + likeContains
 	if f.PublishedOnly {
 		where += " AND published = 1"
 	}
-	return where, []any{domainID, likePattern(f.Search), likePattern(w)}
+	args = []any{domainID, likePattern(f.Search), likePattern(w)}
+	return where, args, generic
 }
 
 // pgSearchIDs runs a search of the domain's classes on PostgreSQL (where
 // and args select the matches, pgSearchWindow's) and returns the ids of page p and the
 // number of all matches.
 //
-// One pass over the matches reads the page's ids and, by a window, the
-// number of all matches, so the text index is searched once rather than
-// once for the page and again for the count. Only past the last match is
-// the count a query of its own.
-//
 // The statement is planned for its search text every time (pgx's unnamed
 // statement), never from a cached generic plan: the planner cannot tell a
 // narrow text from a broad one without it, and after a few dear searches
 // a prepared statement's generic plan read the domain's every class in id
 // order for any text (35 ms at 100,000 classes against 0.45 ms by the
-// trigram index). Planning costs 0.1-0.3 ms.
+// trigram index). Planning costs 0.1-0.3 ms. pgGenericSearchIDs is the
+// search without it, for the texts and domains where a generic plan is
+// safe.
 func pgSearchIDs(ctx context.Context, d db, where string, args []any, p Page) (ids []int64, total int64, err error) {
-	custom := append([]any{pgx.QueryExecModeExec}, args...)
-	err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+" ORDER BY id LIMIT +? OFFSET +?",
-		append(custom, p.Limit, p.Offset), func(r *sql.Rows) error {
+	return pgMatches(ctx, d, where, " ORDER BY id LIMIT +? OFFSET +?", append([]any{pgx.QueryExecModeExec}, args...), p)
+}
+
+// pgGenericSearchIDs is pgSearchIDs from a generic plan, on the search
+// connections (openSearchConns), which plan the statement once per
+// connection: the planning saved is 0.1-0.2 ms of PostgreSQL's CPU a
+// search (docs/performance.md, "Thirtieth pass"). Its domain (in where,
+// pgSearchWindow's) and its order are expressions no index serves
+// (domain_id + 0, id + 0), which leaves the generic plan the trigram
+// index or the whole table: read in id order, the plan that made
+// pgSearchIDs give up cached plans, it would go through the domain's
+// every class for a rare text. pgSearchWindow sends it only the searches
+// whose window gives the index trigrams to look up, in domains that hold
+// a good share of the table.
+func pgGenericSearchIDs(ctx context.Context, d db, where string, args []any, p Page) (ids []int64, total int64, err error) {
+	return pgMatches(ctx, d, where, " ORDER BY id + 0 LIMIT +? OFFSET +?", args, p)
+}
+
+// pgMatches reads the ids of page p of the classes where selects, in the
+// order and page that tail gives, and the number of all matches (args:
+// where's, then tail's after them).
+//
+// One pass over the matches reads the page's ids and, by a window, the
+// number of all matches, so the text index is searched once rather than
+// once for the page and again for the count. Only past the last match is
+// the count a query of its own.
+func pgMatches(ctx context.Context, d db, where, tail string, args []any, p Page) (ids []int64, total int64, err error) {
+	err = scanRows(ctx, d, "SELECT id, COUNT(*) OVER () FROM live_classes WHERE "+where+tail,
+		append(args[:len(args):len(args)], p.Limit, p.Offset), func(r *sql.Rows) error {
 			ids = append(ids, 0)
 			return r.Scan(&ids[len(ids)-1], &total)
 		})
 	if err == nil && len(ids) == 0 && p.Offset > 0 {
-		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, custom...)
+		total, err = d.count(ctx, "SELECT COUNT(*) FROM live_classes WHERE "+where, args...)
 	}
 	return ids, total, err
 }

@@ -224,6 +224,101 @@ func TestPostgresSearchAsksTheIndexForARareWindow(t *testing.T) {
 	search("algebra 157")
 }
 
+// On PostgreSQL a search whose window gives the trigram index something
+// to look up, in a domain that holds a good share of the table, runs from
+// a generic plan on the search connections, and finds what the planned
+// search finds: the same matches, pages and totals. A small domain beside
+// a large one keeps the search planned for its text (its own index may
+// serve it better than the trigram index of every domain).
+func TestPostgresGenericSearchFindsWhatThePlannedOneFinds(t *testing.T) {
+	ctx := context.Background()
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st.SetRecordClock(func() time.Time { return now })
+	big, _, err := st.CreateDomain(ctx, "Big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, _, err := st.CreateDomain(ctx, "Small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	titles := map[int64]map[int64]string{big.ID: {}, small.ID: {}}
+	published := map[int64]bool{}
+	mk := func(domainID int64, title string) {
+		c, err := st.CreateLiveClass(ctx, domainID, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
+			EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: lms.Flag(len(published)%3 != 2),
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles[domainID][c.ID] = title
+		published[c.ID] = c.Published == 1
+	}
+	for n := 100; n < 200; n++ {
+		mk(big.ID, fmt.Sprintf("Algebra %d", n))
+		mk(big.ID, fmt.Sprintf("Geometry %d", n))
+	}
+	for n := 150; n < 160; n++ {
+		mk(small.ID, fmt.Sprintf("Algebra %d", n))
+	}
+	conns := st.SearchConns()
+	var mode string
+	if err := conns.QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_generic_plan" {
+		t.Fatalf("the search connections' plan_cache_mode: %q, %v", mode, err)
+	}
+	conns.SetMaxIdleConns(0) // so that a search there shows as a connection opened
+	conns.SetMaxIdleConns(4)
+	opened := func() int64 {
+		t.Helper()
+		s := conns.Stats()
+		return int64(s.OpenConnections) + s.MaxIdleClosed
+	}
+	check := func(domainID int64, q string) {
+		t.Helper()
+		for _, f := range []store.ClassFilter{{Search: q}, {Search: q, PublishedOnly: true}} {
+			var want []int64
+			for id, title := range titles[domainID] {
+				if strings.Contains(strings.ToLower(title), strings.ToLower(q)) && (published[id] || !f.PublishedOnly) {
+					want = append(want, id)
+				}
+			}
+			slices.Sort(want)
+			for off := 0; off <= len(want)+1; off += 3 {
+				got, total, err := st.ListLiveClasses(ctx, domainID, f, store.Page{Offset: off, Limit: 3})
+				if err != nil {
+					t.Fatalf("search %+v at %d: %v", f, off, err)
+				}
+				page := want[min(off, len(want)):min(off+3, len(want))]
+				gotIDs := idsOf(got, func(c lms.LiveClass) int64 { return c.ID })
+				if fmt.Sprint(gotIDs) != fmt.Sprint(page) || total != int64(len(want)) {
+					t.Errorf("search %+v at %d: got %v (total %d), want %v (total %d)", f, off, gotIDs, total, page, len(want))
+				}
+			}
+		}
+	}
+	if w := st.TitleSearchWindow(ctx, "Algebra 157"); w != "a 157" {
+		t.Fatalf("window of %q: %q, want %q", "Algebra 157", w, "a 157")
+	}
+	base := opened()
+	// 10 classes of 210: planned for the text, not on the search
+	// connections.
+	for _, q := range []string{"Algebra 157", "algebra 15"} {
+		check(small.ID, q)
+	}
+	if n := opened(); n != base {
+		t.Errorf("a search of the small domain went to the search connections (%d connections against %d)", n, base)
+	}
+	// 200 of 210: a generic plan.
+	for _, q := range []string{"Algebra 157", "ALGEBRA 1", "geometry 19", "Geometry 1999", "ebra 10"} {
+		check(big.ID, q)
+	}
+	if n := opened(); n == base {
+		t.Error("no search of the big domain went to the search connections")
+	}
+}
+
 // A title search waits for a place among the few that run at once (the
 // gate of searchInTurn), on either database; one whose request ends
 // meanwhile gives up with the request's error, and a waiting one runs once

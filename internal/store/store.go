@@ -21,8 +21,9 @@ import (
 
 	"github.com/lectern-lms/lectern/internal/lms"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver (pure Go)
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"           // registers the "sqlite" driver (pure Go)
 )
 
 // Store is a handle on the database. It is safe for concurrent use.
@@ -34,6 +35,9 @@ type Store struct {
 	// wdb serves writes. For SQLite it holds a single connection, so writers
 	// queue in Go instead of failing with SQLITE_BUSY.
 	wdb *sql.DB
+	// sdb, on PostgreSQL only, holds the connections of the title searches
+	// that run from generic plans (pgGenericSearchIDs); nil on SQLite.
+	sdb *sql.DB
 	// observe, when set, receives each statement's latency (observe.go).
 	// Atomic: the title indexer may write while the server sets it.
 	observe atomic.Pointer[func(op string, d time.Duration)]
@@ -149,7 +153,30 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", redactURL(dsn), err)
 	}
-	return &Store{pg: true, rdb: db, wdb: db, searches: make(gate, readsAtOnce())}, nil
+	sdb, err := openSearchConns(dsn)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return &Store{pg: true, rdb: db, wdb: db, sdb: sdb, searches: make(gate, readsAtOnce())}, nil
+}
+
+// openSearchConns opens the PostgreSQL connections of the title searches
+// that run from a generic plan (pgGenericSearchIDs): every statement on them
+// is planned once per connection (plan_cache_mode, set when each one
+// connects) and its plan reused, where the store's other connections plan
+// a search each time. They are as many as the searches run at once.
+func openSearchConns(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(readsAtOnce())
+	db.SetMaxIdleConns(readsAtOnce())
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return db, nil
 }
 
 func openSQLite(ctx context.Context, path string) (*Store, error) {
@@ -239,6 +266,11 @@ func (s *Store) Close() error {
 	}
 	if s.rdb != s.wdb {
 		if e := s.rdb.Close(); err == nil {
+			err = e
+		}
+	}
+	if s.sdb != nil {
+		if e := s.sdb.Close(); err == nil {
 			err = e
 		}
 	}

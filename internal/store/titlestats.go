@@ -74,7 +74,10 @@ type titleSampler struct {
 // (docs/performance.md, "Twenty-fourth pass"). The sets keep weighing a
 // window of common trigrams as quick as it was.
 type titleSample struct {
-	at    time.Time
+	at time.Time
+	// span is the ids from the table's first to its last when the sample
+	// was taken: about its rows, more if rows were deleted.
+	span  int64
 	grams []trigram
 	// ends[i] is where grams[i]'s titles end in titles, and start at
 	// ends[i-1] (0 for the first).
@@ -248,7 +251,11 @@ func (s *Store) sampleTitles(ctx context.Context) (*titleSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTitleSample(s.recordClock(), titles), nil
+	p := newTitleSample(s.recordClock(), titles)
+	if last > 0 {
+		p.span = last - first + 1
+	}
+	return p, nil
 }
 
 // window returns the cheapest of text and its windows of titleWindow
