@@ -471,7 +471,8 @@ const genericSearchShare = 4
 // whole text.
 //
 // generic reports that the search is to run from a generic plan
-// (pgGenericSearchIDs): when the window was chosen, so that the index has
+// (pgGenericSearchIDs): when the store has the connections for it
+// (PostgreSQL 12 and later), the window was chosen, so that the index has
 // trigrams to look up, d is not a transaction, and the domain holds at
 // least 1/genericSearchShare of the table's classes by the sample's
 // count, so that the trigram index, which the generic plan always reads,
@@ -482,7 +483,7 @@ func (s *Store) pgSearchWindow(ctx context.Context, d db, domainID int64, f Clas
 	if w == folded {
 		return where, args, false
 	}
-	if sample := s.titleSample.cur.Load(); sample != nil && sample.span > 0 && d.r == runner(s.rdb) {
+	if sample := s.titleSample.cur.Load(); s.sdb != nil && sample != nil && sample.span > 0 && d.r == runner(s.rdb) {
 		n, err := rowCount(ctx, d, domainID, countLiveClasses)
 		generic = err == nil && n*genericSearchShare >= sample.span
 	}

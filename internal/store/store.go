@@ -35,8 +35,10 @@ type Store struct {
 	// wdb serves writes. For SQLite it holds a single connection, so writers
 	// queue in Go instead of failing with SQLITE_BUSY.
 	wdb *sql.DB
-	// sdb, on PostgreSQL only, holds the connections of the title searches
-	// that run from generic plans (pgGenericSearchIDs); nil on SQLite.
+	// sdb, on PostgreSQL 12 and later, holds the connections of the title
+	// searches that run from generic plans (pgGenericSearchIDs); nil on
+	// SQLite and older PostgreSQL, whose searches are all planned for
+	// their text.
 	sdb *sql.DB
 	// observe, when set, receives each statement's latency (observe.go).
 	// Atomic: the title indexer may write while the server sets it.
@@ -153,12 +155,19 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", redactURL(dsn), err)
 	}
-	sdb, err := openSearchConns(dsn)
-	if err != nil {
+	s := &Store{pg: true, rdb: db, wdb: db, searches: make(gate, readsAtOnce())}
+	var version int
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open postgres: %w", err)
+		return nil, fmt.Errorf("postgres version: %w", err)
 	}
-	return &Store{pg: true, rdb: db, wdb: db, sdb: sdb, searches: make(gate, readsAtOnce())}, nil
+	if version >= 120000 { // plan_cache_mode is PostgreSQL 12's
+		if s.sdb, err = openSearchConns(dsn); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // openSearchConns opens the PostgreSQL connections of the title searches
