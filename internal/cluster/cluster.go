@@ -206,25 +206,17 @@ func (c *Cluster) nodeURL(ctx context.Context, id string) (string, error) {
 }
 
 // tookOver finishes what a dead owner left of a room: its attendance
-// sessions end at its last heartbeat, and the recording segments it was
+// sessions ended at its last heartbeat (the store closed them in the
+// takeover's transaction, l.Closed), and the recording segments it was
 // making fail (their files stayed on its disk; the recording goes on in a
 // new segment on the new owner).
 func (c *Cluster) tookOver(ctx context.Context, l store.Lease) {
-	at := l.PreviousHeartbeat
-	if at.IsZero() {
-		at = time.Now()
-	}
-	n, err := c.Store.CloseSittingAttendance(ctx, l.Key, at)
-	if err != nil {
-		c.logger().Error("close a dead node's attendance sessions", "class", l.Key.Class, "err", err)
-		return
-	}
 	segs, err := c.Store.FailActiveRecordings(ctx, l.Key)
 	if err != nil {
 		c.logger().Error("close a dead node's recording segments", "class", l.Key.Class, "err", err)
 	}
 	c.logger().Info("room taken over from a node that stopped", "class", l.Key.Class, "sitting", l.Key.Sitting,
-		"from", l.Previous, "to", l.Node, "epoch", l.Epoch, "sessions_closed", n, "segments_lost", segs)
+		"from", l.Previous, "to", l.Node, "epoch", l.Epoch, "sessions_closed", l.Closed, "segments_lost", segs)
 }
 
 // Run renews this node's leases every TTL/3 until ctx is done, closes the

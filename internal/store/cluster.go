@@ -40,6 +40,11 @@ type Lease struct {
 	// zero unless this claim took the lease over.
 	Previous          string
 	PreviousHeartbeat time.Time
+	// Closed is how many attendance sessions of the room the takeover
+	// closed, at PreviousHeartbeat (or when the takeover found none), in
+	// the takeover's own transaction: so no session the new holder opens
+	// is recorded before them, or taken for one of them.
+	Closed int
 }
 
 func (s *Store) cluster() (db, error) {
@@ -152,51 +157,72 @@ func (s *Store) Node(ctx context.Context, id string) (Node, error) {
 // lease, so claims made for a node that just died do not keep its rooms),
 // or when the holder's lease has expired (the epoch grows by one: a
 // takeover). Otherwise it returns the live holder's lease. The database's
-// clock decides expiry.
+// clock decides expiry. A takeover closes the room's open attendance
+// sessions in the same transaction (Lease.Closed): the new holder, whose
+// own claims wait for the lease row until it commits, opens its sessions
+// after.
 func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.Duration) (Lease, error) {
-	d, err := s.cluster()
-	if err != nil {
+	if _, err := s.cluster(); err != nil {
 		return Lease{}, err
 	}
-	l := Lease{Key: k}
-	var prev sql.NullString
-	var prevBeat sql.NullTime
-	var mine bool
-	token := newSecretHex(16)
-	err = d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
-			WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
-		INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires, claim)
-		VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond', ?)
-		ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
-			epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
-			taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
-			expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END,
-			claim = CASE WHEN l.node = excluded.node THEN l.claim ELSE excluded.claim END
-		WHERE l.node = excluded.node OR l.expires < now()
-		RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old), l.claim = ?`,
-		k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl), token, token).Scan(&l.Node, &l.Epoch, &prev, &prevBeat, &mine)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Held by another live node.
-		err = d.queryRow(ctx, `SELECT node, epoch FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
-			k.Domain, k.Class, k.Sitting).Scan(&l.Node, &l.Epoch)
-		return l, err
-	}
-	if err != nil {
-		return Lease{}, err
-	}
-	// A takeover is the claim that changed the holder, which left its own
-	// token in claim. (old is read from the statement's snapshot: a claim
-	// that waited for a concurrent takeover sees the dead holder there,
-	// and must not take over a second time; nor may one whose transaction
-	// started in the same microsecond, which comparing now() with taken
-	// allowed.)
-	if prev.Valid && prev.String != l.Node && mine {
+	var l Lease
+	err := s.tx(ctx, func(d db) error {
+		l = Lease{Key: k}
+		var prev sql.NullString
+		var prevBeat sql.NullTime
+		var mine bool
+		token := newSecretHex(16)
+		err := d.queryRow(ctx, `WITH old AS (SELECT l.node, n.heartbeat FROM room_leases l LEFT JOIN cluster_nodes n ON n.id = l.node
+				WHERE l.domain_id = ? AND l.class_id = ? AND l.sitting = ?)
+			INSERT INTO room_leases AS l (domain_id, class_id, sitting, node, epoch, taken, expires, claim)
+			VALUES (?, ?, ?, ?, 1, now(), now() + ? * interval '1 millisecond', ?)
+			ON CONFLICT (domain_id, class_id, sitting) DO UPDATE SET node = excluded.node,
+				epoch = CASE WHEN l.node = excluded.node THEN l.epoch ELSE l.epoch + 1 END,
+				taken = CASE WHEN l.node = excluded.node THEN l.taken ELSE now() END,
+				expires = CASE WHEN l.node = excluded.node AND l.expires >= now() THEN l.expires ELSE excluded.expires END,
+				claim = CASE WHEN l.node = excluded.node THEN l.claim ELSE excluded.claim END
+			WHERE l.node = excluded.node OR l.expires < now()
+			RETURNING l.node, l.epoch, (SELECT node FROM old), (SELECT heartbeat FROM old), l.claim = ?`,
+			k.Domain, k.Class, k.Sitting, k.Domain, k.Class, k.Sitting, node, millis(ttl), token, token).Scan(&l.Node, &l.Epoch, &prev, &prevBeat, &mine)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Held by another live node.
+			return d.queryRow(ctx, `SELECT node, epoch FROM room_leases WHERE domain_id = ? AND class_id = ? AND sitting = ?`,
+				k.Domain, k.Class, k.Sitting).Scan(&l.Node, &l.Epoch)
+		}
+		if err != nil {
+			return err
+		}
+		// A takeover is the claim that changed the holder, which left its
+		// own token in claim. (old is read from the statement's snapshot: a
+		// claim that waited for a concurrent takeover sees the dead holder
+		// there, and must not take over a second time; nor may one whose
+		// transaction started in the same microsecond, which comparing now()
+		// with taken allowed.)
+		if !prev.Valid || prev.String == l.Node || !mine {
+			return nil
+		}
 		l.Previous = prev.String
 		if prevBeat.Valid {
 			l.PreviousHeartbeat = prevBeat.Time
 		}
+		l.Closed, err = closeSittingAttendanceIn(ctx, d, l)
+		return err
+	})
+	if err != nil {
+		return Lease{}, err
 	}
 	return l, nil
+}
+
+// closeSittingAttendanceIn closes, in tx, the open attendance sessions of
+// the room whose lease l took over: at its previous holder's last
+// heartbeat, or now when it had none.
+func closeSittingAttendanceIn(ctx context.Context, tx db, l Lease) (int, error) {
+	at := l.PreviousHeartbeat
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return closeAttendanceIn(ctx, tx, at, "domain_id = ? AND class_id = ? AND occurrence_seq = ?", l.Key.Domain, l.Key.Class, l.Key.Sitting)
 }
 
 // RoomLease returns the lease of room k, live or expired.
@@ -229,34 +255,47 @@ func (s *Store) ReleaseRoom(ctx context.Context, k RoomKey, node string, epoch i
 
 // OrphanedLeases deletes the leases that expired more than grace ago (their
 // node died and nobody joined since) and returns them, each with its
-// node's last heartbeat as PreviousHeartbeat.
+// node's last heartbeat as PreviousHeartbeat. Each room's open attendance
+// sessions are closed in the same transaction (Lease.Closed), so that a
+// session opened by a claim that comes after is not taken for one of
+// them.
 func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Lease, error) {
-	d, err := s.cluster()
-	if err != nil {
+	if _, err := s.cluster(); err != nil {
 		return nil, err
 	}
-	rows, err := d.query(ctx, `WITH gone AS (DELETE FROM room_leases WHERE expires < now() - ? * interval '1 millisecond'
-			RETURNING domain_id, class_id, sitting, node, epoch)
-		SELECT g.domain_id, g.class_id, g.sitting, g.node, g.epoch, n.heartbeat FROM gone g LEFT JOIN cluster_nodes n ON n.id = g.node`,
-		millis(grace))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []Lease
-	for rows.Next() {
-		var l Lease
-		var beat sql.NullTime
-		if err := rows.Scan(&l.Key.Domain, &l.Key.Class, &l.Key.Sitting, &l.Node, &l.Epoch, &beat); err != nil {
-			return nil, err
+	err := s.tx(ctx, func(d db) error {
+		out = nil
+		err := scanRows(ctx, d, `WITH gone AS (DELETE FROM room_leases WHERE expires < now() - ? * interval '1 millisecond'
+				RETURNING domain_id, class_id, sitting, node, epoch)
+			SELECT g.domain_id, g.class_id, g.sitting, g.node, g.epoch, n.heartbeat FROM gone g LEFT JOIN cluster_nodes n ON n.id = g.node`,
+			[]any{millis(grace)}, func(r *sql.Rows) error {
+				var l Lease
+				var beat sql.NullTime
+				if err := r.Scan(&l.Key.Domain, &l.Key.Class, &l.Key.Sitting, &l.Node, &l.Epoch, &beat); err != nil {
+					return err
+				}
+				l.Previous = l.Node
+				if beat.Valid {
+					l.PreviousHeartbeat = beat.Time
+				}
+				out = append(out, l)
+				return nil
+			})
+		if err != nil {
+			return err
 		}
-		l.Previous = l.Node
-		if beat.Valid {
-			l.PreviousHeartbeat = beat.Time
+		for i := range out {
+			if out[i].Closed, err = closeSittingAttendanceIn(ctx, d, out[i]); err != nil {
+				return err
+			}
 		}
-		out = append(out, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // CloseSittingAttendance writes a leave event at instant at for every join

@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,4 +279,92 @@ func TestOneTakeoverPerDeath(t *testing.T) {
 			t.Fatalf("sitting %d: %d claims reported the takeover; want 1", sitting, takeovers)
 		}
 	}
+}
+
+// A takeover closes the dead holder's attendance sessions in its own
+// transaction, at the holder's last heartbeat: every session a node opens
+// after its claim returned (a client that reconnected through it) comes
+// after those leaves and stays open. Four nodes claim each room at once,
+// each recording ann's rejoin as soon as its claim returns.
+func TestTakeoverClosesTheDeadHoldersSessionsFirst(t *testing.T) {
+	st := pgStore(t)
+	ctx := context.Background()
+	d, _, _ := st.CreateDomain(ctx, "A")
+	at := time.Date(2031, 1, 2, 9, 0, 0, 0, time.UTC)
+	nodes := []string{"a", "b", "c", "d", "e"}
+	for _, id := range nodes {
+		if err := st.RegisterNode(ctx, store.Node{ID: id, InternalURL: "http://" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool, _ := st.Pools()
+	for round := 1; round <= 10; round++ {
+		c, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Q", Date: "2031-01-02", StartMinute: 540, EndMinute: 600,
+			TimezoneName: "Europe/London", Currency: "usd", Occurrences: []lms.Occurrence{{Start: at, End: at.Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := store.RoomKey{Domain: d.ID, Class: c.ID, Sitting: 1}
+		join := func(user string) error {
+			return st.AddAttendance(ctx, d.ID, lms.AttendanceEvent{ClassID: c.ID, OccurrenceSeq: 1, UserRef: user, UserName: user,
+				Kind: lms.AttendanceJoin, At: time.Now()})
+		}
+		if _, err := st.ClaimRoom(ctx, k, "a", -time.Second); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []string{"ann", "bob"} {
+			if err := join(u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		closed := make(chan int, 4)
+		for _, node := range nodes[1:] {
+			wg.Go(func() {
+				l, err := st.ClaimRoom(ctx, k, node, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if l.Previous != "" {
+					closed <- l.Closed
+				}
+				if err := join("ann"); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		close(closed)
+		if n := <-closed; n != 2 {
+			t.Fatalf("round %d: the takeover closed %d sessions; want 2 (ann's and bob's)", round, n)
+		}
+		var events []string
+		err = scanEvents(ctx, pool, c.ID, func(user, kind string) { events = append(events, user+" "+kind) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "[ann join bob join ann leave bob leave ann join ann join ann join ann join]"
+		if got := fmt.Sprint(events); got != want && got != strings.Replace(want, "ann leave bob leave", "bob leave ann leave", 1) {
+			t.Fatalf("round %d: events in the order written %v; want %s", round, events, want)
+		}
+	}
+}
+
+// scanEvents calls fn with the user and kind of class's attendance events,
+// in the order they were written.
+func scanEvents(ctx context.Context, pool *sql.DB, class int64, fn func(user, kind string)) error {
+	rows, err := pool.QueryContext(ctx, "SELECT user_ref, kind FROM attendance_events WHERE class_id = $1 ORDER BY id", class)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u, k string
+		if err := rows.Scan(&u, &k); err != nil {
+			return err
+		}
+		fn(u, k)
+	}
+	return rows.Err()
 }

@@ -149,54 +149,62 @@ func (s *Store) CloseOpenAttendance(ctx context.Context, at time.Time) (int, err
 // one among the attendance rows that where (a SQL condition on
 // attendance_events, "" for all) selects, and returns how many it wrote.
 func (s *Store) closeAttendance(ctx context.Context, at time.Time, where string, args ...any) (int, error) {
+	closed := 0
+	err := s.tx(ctx, func(tx db) error {
+		var err error
+		closed, err = closeAttendanceIn(ctx, tx, at, where, args...)
+		return err
+	})
+	return closed, err
+}
+
+// closeAttendanceIn is closeAttendance within the transaction tx.
+func closeAttendanceIn(ctx context.Context, tx db, at time.Time, where string, args ...any) (int, error) {
 	if where != "" {
 		where = "WHERE " + where
 	}
+	rows, err := tx.query(ctx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
+		SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
+		FROM attendance_events `+where+` GROUP BY domain_id, class_id, occurrence_seq, user_ref
+		HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, args...)
+	if err != nil {
+		return 0, err
+	}
+	type open struct {
+		domain, class int64
+		seq           int
+		ref, name     string
+		teacher, n    int
+	}
+	var opens []open
+	for rows.Next() {
+		var o open
+		if err := rows.Scan(&o.domain, &o.class, &o.seq, &o.ref, &o.name, &o.teacher, &o.n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		opens = append(opens, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
 	closed := 0
-	err := s.tx(ctx, func(tx db) error {
-		rows, err := tx.query(ctx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
-			SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
-			FROM attendance_events `+where+` GROUP BY domain_id, class_id, occurrence_seq, user_ref
-			HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, args...)
-		if err != nil {
-			return err
-		}
-		type open struct {
-			domain, class int64
-			seq           int
-			ref, name     string
-			teacher, n    int
-		}
-		var opens []open
-		for rows.Next() {
-			var o open
-			if err := rows.Scan(&o.domain, &o.class, &o.seq, &o.ref, &o.name, &o.teacher, &o.n); err != nil {
-				rows.Close()
-				return err
+	for _, o := range opens {
+		for range o.n {
+			if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
+				user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				o.domain, o.class, o.seq, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
+				return closed, err
 			}
-			opens = append(opens, o)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, o := range opens {
-			for range o.n {
-				if _, err := tx.exec(ctx, `INSERT INTO attendance_events (domain_id, class_id, occurrence_seq, user_ref,
-					user_name, is_teacher, kind, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-					o.domain, o.class, o.seq, o.ref, o.name, o.teacher, lms.AttendanceLeave, formatTime(at)); err != nil {
-					return err
-				}
-				if err := emit(ctx, tx, o.domain, event.AttendanceEvent(lms.AttendanceEvent{ClassID: o.class, OccurrenceSeq: o.seq,
-					UserRef: o.ref, UserName: o.name, IsTeacher: o.teacher != 0, Kind: lms.AttendanceLeave, At: at})); err != nil {
-					return err
-				}
-				closed++
+			if err := emit(ctx, tx, o.domain, event.AttendanceEvent(lms.AttendanceEvent{ClassID: o.class, OccurrenceSeq: o.seq,
+				UserRef: o.ref, UserName: o.name, IsTeacher: o.teacher != 0, Kind: lms.AttendanceLeave, At: at})); err != nil {
+				return closed, err
 			}
+			closed++
 		}
-		return nil
-	})
-	return closed, err
+	}
+	return closed, nil
 }
 
 // AwardClassAttended gives an LMS user the domain's class_attended points
