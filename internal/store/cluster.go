@@ -41,9 +41,9 @@ type Lease struct {
 	Previous          string
 	PreviousHeartbeat time.Time
 	// Closed is how many attendance sessions of the room the takeover
-	// closed, at PreviousHeartbeat (or when the takeover found none), in
-	// the takeover's own transaction: so no session the new holder opens
-	// is recorded before them, or taken for one of them.
+	// closed (at PreviousHeartbeat, or at the takeover when that is
+	// unknown), in the takeover's own transaction: no session the new
+	// holder opens is recorded before them, or taken for one of them.
 	Closed int
 }
 
