@@ -165,9 +165,8 @@ func (s *Store) ClaimRoom(ctx context.Context, k RoomKey, node string, ttl time.
 	if _, err := s.cluster(); err != nil {
 		return Lease{}, err
 	}
-	var l Lease
+	l := Lease{Key: k}
 	err := s.tx(ctx, func(d db) error {
-		l = Lease{Key: k}
 		var prev sql.NullString
 		var prevBeat sql.NullTime
 		var mine bool
@@ -265,7 +264,6 @@ func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Leas
 	}
 	var out []Lease
 	err := s.tx(ctx, func(d db) error {
-		out = nil
 		err := scanRows(ctx, d, `WITH gone AS (DELETE FROM room_leases WHERE expires < now() - ? * interval '1 millisecond'
 				RETURNING domain_id, class_id, sitting, node, epoch)
 			SELECT g.domain_id, g.class_id, g.sitting, g.node, g.epoch, n.heartbeat FROM gone g LEFT JOIN cluster_nodes n ON n.id = g.node`,
@@ -296,12 +294,6 @@ func (s *Store) OrphanedLeases(ctx context.Context, grace time.Duration) ([]Leas
 		return nil, err
 	}
 	return out, nil
-}
-
-// CloseSittingAttendance writes a leave event at instant at for every join
-// of one sitting that has none (its node died), and returns how many.
-func (s *Store) CloseSittingAttendance(ctx context.Context, k RoomKey, at time.Time) (int, error) {
-	return s.closeAttendance(ctx, at, "domain_id = ? AND class_id = ? AND occurrence_seq = ?", k.Domain, k.Class, k.Sitting)
 }
 
 // Fence names the lease a write on a live room is made under: the write is

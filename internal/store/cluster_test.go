@@ -139,7 +139,8 @@ func TestRoomLeaseRace(t *testing.T) {
 	}
 }
 
-func TestCloseSittingAttendance(t *testing.T) {
+// A takeover closes the open sessions of its own sitting only.
+func TestTakeoverClosesItsSittingOnly(t *testing.T) {
 	st := pgStore(t)
 	ctx := context.Background()
 	d, _, _ := st.CreateDomain(ctx, "A")
@@ -156,8 +157,18 @@ func TestCloseSittingAttendance(t *testing.T) {
 		ev(c.ID, 1, "bob", lms.AttendanceLeave, at.Add(time.Minute)), ev(c.ID, 2, "cy", lms.AttendanceJoin, at)); err != nil {
 		t.Fatal(err)
 	}
-	n, err := st.CloseSittingAttendance(ctx, store.RoomKey{Domain: d.ID, Class: c.ID, Sitting: 1}, at.Add(5*time.Minute))
-	if err != nil || n != 1 {
+	for _, id := range []string{"a", "b"} {
+		if err := st.RegisterNode(ctx, store.Node{ID: id, InternalURL: "http://" + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := store.RoomKey{Domain: d.ID, Class: c.ID, Sitting: 1}
+	if _, err := st.ClaimRoom(ctx, k, "a", -time.Second); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.ClaimRoom(ctx, k, "b", time.Minute)
+	n := l.Closed
+	if err != nil || l.Previous != "a" || n != 1 {
 		t.Fatalf("closed %d: %v", n, err)
 	}
 	evs, _ := st.Attendance(ctx, d.ID, c.ID, "")

@@ -142,23 +142,19 @@ func formatOptionalTime(t time.Time) string {
 // closing them (a crash, a kill) closes them at its restart. It returns how
 // many sessions it closed.
 func (s *Store) CloseOpenAttendance(ctx context.Context, at time.Time) (int, error) {
-	return s.closeAttendance(ctx, at, "")
-}
-
-// closeAttendance writes a leave event at instant at for every join without
-// one among the attendance rows that where (a SQL condition on
-// attendance_events, "" for all) selects, and returns how many it wrote.
-func (s *Store) closeAttendance(ctx context.Context, at time.Time, where string, args ...any) (int, error) {
 	closed := 0
 	err := s.tx(ctx, func(tx db) error {
 		var err error
-		closed, err = closeAttendanceIn(ctx, tx, at, where, args...)
+		closed, err = closeAttendanceIn(ctx, tx, at, "")
 		return err
 	})
 	return closed, err
 }
 
-// closeAttendanceIn is closeAttendance within the transaction tx.
+// closeAttendanceIn writes, in tx, a leave event at instant at for every
+// join without one among the attendance rows that where (a SQL condition
+// on attendance_events, "" for all) selects, and returns how many it
+// wrote.
 func closeAttendanceIn(ctx context.Context, tx db, at time.Time, where string, args ...any) (int, error) {
 	if where != "" {
 		where = "WHERE " + where
