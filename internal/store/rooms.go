@@ -159,13 +159,6 @@ func closeAttendanceIn(ctx context.Context, tx db, at time.Time, where string, a
 	if where != "" {
 		where = "WHERE " + where
 	}
-	rows, err := tx.query(ctx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
-		SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
-		FROM attendance_events `+where+` GROUP BY domain_id, class_id, occurrence_seq, user_ref
-		HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, args...)
-	if err != nil {
-		return 0, err
-	}
 	type open struct {
 		domain, class int64
 		seq           int
@@ -173,16 +166,18 @@ func closeAttendanceIn(ctx context.Context, tx db, at time.Time, where string, a
 		teacher, n    int
 	}
 	var opens []open
-	for rows.Next() {
+	err := scanRows(ctx, tx, `SELECT domain_id, class_id, occurrence_seq, user_ref, MAX(user_name), MAX(is_teacher),
+		SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END)
+		FROM attendance_events `+where+` GROUP BY domain_id, class_id, occurrence_seq, user_ref
+		HAVING SUM(CASE WHEN kind = 'join' THEN 1 ELSE -1 END) > 0`, args, func(r *sql.Rows) error {
 		var o open
-		if err := rows.Scan(&o.domain, &o.class, &o.seq, &o.ref, &o.name, &o.teacher, &o.n); err != nil {
-			rows.Close()
-			return 0, err
+		if err := r.Scan(&o.domain, &o.class, &o.seq, &o.ref, &o.name, &o.teacher, &o.n); err != nil {
+			return err
 		}
 		opens = append(opens, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return 0, err
 	}
 	closed := 0
