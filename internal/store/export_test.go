@@ -229,3 +229,9 @@ func (s *Store) TakeSearchPlaces() (giveBack func()) {
 		}
 	}
 }
+
+// UserIDsAbove returns the domain's user counter and its users' ids above
+// after, reading them chunk a statement as a check of the listed ids does.
+func (s *Store) UserIDsAbove(ctx context.Context, domainID, after int64, chunk int) (int64, []int64, error) {
+	return idsAbove(ctx, s.read(), "users", domainID, "users", after, chunk)
+}

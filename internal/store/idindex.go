@@ -29,9 +29,10 @@ import (
 // The ids in memory are checked against the database before they are
 // used whenever the store has written since the last check (its
 // generation moved) or RecordCacheTTL has passed, so another process's
-// writes are seen too. A check is one statement, whose snapshot gives
-// both the ids above the largest one held (the rows created since) and
-// the domain's row counter (row_counts, kept exact by triggers). When the
+// writes are seen too. A check is one statement (one more for each
+// idChunk rows created since), whose snapshot gives both the ids above
+// the largest one held (the rows created since) and the domain's row
+// counter (row_counts, kept exact by triggers). When the
 // ids held plus the new ones are as many as the counter says, the new
 // ones are added; otherwise rows were deleted, or created below the
 // largest id (PostgreSQL commits sequence values out of order), and the
@@ -62,8 +63,9 @@ const (
 	// idIndexMaxAge is how long ids read in full are trusted, however
 	// well they check.
 	idIndexMaxAge = 10 * time.Minute
-	// idBuildChunk is how many ids one statement of a full read returns.
-	idBuildChunk = 2000
+	// idChunk is the most ids one statement returns, in full reads and
+	// in checks.
+	idChunk = 2000
 )
 
 // maxHeldIDs bounds the ids held for all listings together, about 5 MB:
@@ -90,6 +92,7 @@ type idIndex struct {
 	checked time.Time // when the last check began
 	built   time.Time // when the ids were last read in full
 
+	check     sync.Mutex   // held by the goroutine checking the ids (checkIDs)
 	build     sync.Mutex   // held by the goroutine reading the ids in full
 	nextBuild time.Time    // no full read before (guarded by build)
 	used      atomic.Int64 // when a page was last read, in Unix nanoseconds
@@ -213,6 +216,13 @@ func (x *idIndex) page(offset, limit int) []int64 {
 // was read in full less than idIndexMaxAge ago. x.mu is held.
 func (x *idIndex) trusted(now time.Time) bool {
 	return x.valid && now.Sub(x.built) < idIndexMaxAge
+}
+
+// fresh reports whether the ids may serve a page whose total was read at
+// the store's generation gen, without a check: they are trusted, and the
+// last check began after gen and less than ttl ago.
+func (x *idIndex) fresh(gen uint64, now time.Time, ttl time.Duration) bool {
+	return x.trusted(now) && x.gen >= gen && now.Sub(x.checked) < ttl
 }
 
 // remove takes id out of x, if x holds it.
@@ -387,7 +397,7 @@ func (s *Store) indexedPageIDs(ctx context.Context, d db, p page, kind string, g
 	now := s.recordClock()
 	x := s.indexFor(idsKey{p.table, p.domainID}, now)
 	x.mu.RLock()
-	fresh := x.trusted(now) && x.gen >= gen && now.Sub(x.checked) < s.recordTTL
+	fresh := x.fresh(gen, now, s.recordTTL)
 	if fresh {
 		ids = x.page(p.offset, p.limit)
 	}
@@ -408,15 +418,30 @@ func (s *Store) indexedPageIDs(ctx context.Context, d db, p page, kind string, g
 // and reports whether it is.
 func (s *Store) checkIDs(ctx context.Context, d db, p page, kind string, x *idIndex, gen uint64, now time.Time) (bool, error) {
 	x.mu.RLock()
-	valid, n, maxID := x.trusted(now), x.n, x.max
+	valid := x.trusted(now)
 	x.mu.RUnlock()
 	if !valid {
 		return s.buildIDs(ctx, d, p, kind, x, gen, now)
 	}
+	// One check at a time: the pages waiting for it take its result when
+	// it began after their generation. Each check holds the ids it reads
+	// until they are added, and after a burst of writes the pages read at
+	// once each read the same tens of thousands (peak RSS 15-30 MB higher,
+	// docs/performance.md, thirty-second pass).
+	x.check.Lock()
+	defer x.check.Unlock()
+	x.mu.RLock()
+	valid, fresh, n, maxID := x.trusted(now), x.fresh(gen, now, s.recordTTL), x.n, x.max
+	x.mu.RUnlock()
+	if fresh || !valid {
+		// Checked meanwhile, or found out of date by that check: this
+		// page reads the database, and a later one reads the ids in full.
+		return fresh, nil
+	}
 	// The snapshot and its use under s.unlisting (commitUnlisting).
 	s.unlisting.RLock()
 	defer s.unlisting.RUnlock()
-	count, added, err := idsAbove(ctx, d, p.table, p.domainID, kind, maxID)
+	count, added, err := idsAbove(ctx, d, p.table, p.domainID, kind, maxID, idChunk)
 	if err != nil {
 		return false, err
 	}
@@ -475,18 +500,18 @@ func (s *Store) buildIDs(ctx context.Context, d db, p page, kind string, x *idIn
 	var chunk []int64
 	for {
 		var err error
-		chunk, err = idsAfter(ctx, d, p.table, p.domainID, all.max, idBuildChunk, chunk)
+		chunk, err = idsAfter(ctx, d, p.table, p.domainID, all.max, idChunk, chunk)
 		if err != nil {
 			return false, err
 		}
 		all.appendIDs(chunk)
-		if len(chunk) < idBuildChunk {
+		if len(chunk) < idChunk {
 			break
 		}
 	}
 	s.unlisting.RLock()
 	defer s.unlisting.RUnlock()
-	count, added, err := idsAbove(ctx, d, p.table, p.domainID, kind, all.max)
+	count, added, err := idsAbove(ctx, d, p.table, p.domainID, kind, all.max, idChunk)
 	if err != nil {
 		return false, err
 	}
@@ -511,22 +536,37 @@ func idsAfter(ctx context.Context, d db, table string, domainID, after int64, li
 		[]any{domainID, after, limit}, ids[:0])
 }
 
-// idsAbove returns, from one snapshot, the domain's counter of kind and
-// its ids of table above after, ascending.
-func idsAbove(ctx context.Context, d db, table string, domainID int64, kind string, after int64) (count int64, ids []int64, err error) {
+// idsAbove returns the domain's counter of kind and its ids of table above
+// after, ascending, chunk ids a statement (idChunk): one statement returned them
+// all at first, and the tens of thousands of ids created between two
+// checks under a load of writes made a string of hundreds of kilobytes in
+// SQLite's memory, whose allocator keeps such regions once freed (peak RSS
+// 3-7 MB higher, docs/performance.md, thirty-second pass). The counter is
+// the last statement's, so its snapshot is the latest: a row returned by
+// an earlier statement and deleted before it, or created below an id
+// already returned, makes the counter disagree with the ids, as when
+// the rows change between two chunks of a full read (buildIDs).
+func idsAbove(ctx context.Context, d db, table string, domainID int64, kind string, after int64, chunk int) (count int64, ids []int64, err error) {
 	agg := "string_agg(id, ',')"
 	if d.pg {
 		agg = "string_agg(id::text, ',')"
 	}
-	var s sql.NullString
-	err = d.queryRow(ctx, "SELECT (SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?), "+
-		"(SELECT "+agg+" FROM "+table+" WHERE domain_id = ? AND id > ?)",
-		domainID, kind, domainID, after).Scan(&count, &s)
-	if err != nil {
-		return 0, nil, err
+	q := "SELECT (SELECT COALESCE(SUM(n), 0) FROM row_counts WHERE domain_id = ? AND kind = ?), " +
+		"(SELECT " + agg + " FROM (SELECT id FROM " + table + " WHERE domain_id = ? AND id > ? ORDER BY id LIMIT +?) AS above)"
+	for {
+		var s sql.NullString
+		if err := d.queryRow(ctx, q, domainID, kind, domainID, after, chunk).Scan(&count, &s); err != nil {
+			return 0, nil, err
+		}
+		from := len(ids)
+		if ids, err = appendIDs(ids, s.String); err != nil {
+			return 0, nil, err
+		}
+		if len(ids)-from < chunk {
+			return count, ids, nil
+		}
+		after = ids[len(ids)-1]
 	}
-	ids, err = appendIDs(nil, s.String)
-	return count, ids, err
 }
 
 // appendIDs appends to ids the ids of s, joined by commas in any order,

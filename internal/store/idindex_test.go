@@ -79,6 +79,49 @@ func TestListedIDsFollowWrites(t *testing.T) {
 	}
 }
 
+// The ids above a given one come back whole and ascending, with the
+// domain's counter, however many statements of a chunk each they take
+// (a last one full, one short, or none above), and never another
+// domain's.
+func TestIDsAboveInChunks(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			d, other := twoDomains(t, st)
+			var ids []int64
+			for i := range 10 {
+				for _, domainID := range []int64{d.ID, other.ID} {
+					u, err := st.CreateUser(ctx, domainID, lms.User{Name: "U", Username: "u", Email: fmt.Sprintf("u%d-%d@example.com", domainID, i)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if domainID == d.ID {
+						ids = append(ids, u.ID)
+					}
+				}
+			}
+			for _, c := range []struct {
+				from, chunk int // ids[from:] are above
+			}{
+				{0, 3}, {0, 5}, {0, 10}, {0, 100}, {4, 3}, {7, 3}, {9, 1}, {10, 3},
+			} {
+				after := int64(0)
+				if c.from > 0 {
+					after = ids[c.from-1]
+				}
+				count, got, err := st.UserIDsAbove(ctx, d.ID, after, c.chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := ids[c.from:]; count != 10 || !slices.Equal(got, want) {
+					t.Errorf("above the %d-th, %d a statement: %d counted, ids %v; want 10, %v", c.from, c.chunk, count, got, want)
+				}
+			}
+		})
+	}
+}
+
 // Readers racing writers never miss a user whose creation was
 // acknowledged before their read began, nor list one whose deletion was.
 func TestListedIDsNeverMissAnAcknowledgedWrite(t *testing.T) {
