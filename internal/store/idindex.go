@@ -29,12 +29,13 @@ import (
 // The ids in memory are checked against the database before they are
 // used whenever the store has written since the last check (its
 // generation moved) or RecordCacheTTL has passed, so another process's
-// writes are seen too. A check is one statement (one more for each
-// idChunk rows created since), whose snapshot gives both the ids above
-// the largest one held (the rows created since) and the domain's row
-// counter (row_counts, kept exact by triggers). When the
-// ids held plus the new ones are as many as the counter says, the new
-// ones are added; otherwise rows were deleted, or created below the
+// writes are seen too. A check is one statement, one more for each
+// idChunk rows created since, which gives the ids above the largest one
+// held (the rows created since) and, in the last one's snapshot, the
+// domain's row counter (row_counts, kept exact by triggers). One check of
+// a listing runs at a time; the pages that waited for it use its result
+// when it began after their generation. When the ids held plus the new
+// ones are as many as the counter says, the new ones are added; otherwise rows were deleted, or created below the
 // largest id (PostgreSQL commits sequence values out of order), and the
 // ids are read again in full, taking at most a twentieth of the time and
 // no more than once per idRebuildEvery; the pages read meanwhile ask the
@@ -425,9 +426,9 @@ func (s *Store) checkIDs(ctx context.Context, d db, p page, kind string, x *idIn
 	}
 	// One check at a time: the pages waiting for it take its result when
 	// it began after their generation. Each check holds the ids it reads
-	// until they are added, and after a burst of writes the pages read at
-	// once each read the same tens of thousands (peak RSS 15-30 MB higher,
-	// docs/performance.md, thirty-second pass).
+	// until they are added, and after a burst of writes the 32 pages read
+	// at once each read the same tens of thousands (spikes of 15-25 MB in
+	// the RSS, docs/performance.md, thirty-second pass).
 	x.check.Lock()
 	defer x.check.Unlock()
 	x.mu.RLock()
@@ -537,15 +538,15 @@ func idsAfter(ctx context.Context, d db, table string, domainID, after int64, li
 }
 
 // idsAbove returns the domain's counter of kind and its ids of table above
-// after, ascending, chunk ids a statement (idChunk): one statement returned them
-// all at first, and the tens of thousands of ids created between two
-// checks under a load of writes made a string of hundreds of kilobytes in
-// SQLite's memory, whose allocator keeps such regions once freed (peak RSS
-// 3-7 MB higher, docs/performance.md, thirty-second pass). The counter is
-// the last statement's, so its snapshot is the latest: a row returned by
-// an earlier statement and deleted before it, or created below an id
-// already returned, makes the counter disagree with the ids, as when
-// the rows change between two chunks of a full read (buildIDs).
+// after, ascending, chunk ids a statement (idChunk). In one statement, the
+// tens of thousands of ids created between two checks under a load of
+// writes made strings of 300 KB and more in SQLite's memory, whose
+// allocator keeps the emptied regions (about 10 MB of them at 1,000,000
+// classes, docs/performance.md, thirty-second pass). The counter is the
+// last statement's: a row returned by an earlier statement and deleted
+// before it, or created below an id already returned, makes the counter
+// disagree with the ids, as when the rows change between two chunks of a
+// full read (buildIDs).
 func idsAbove(ctx context.Context, d db, table string, domainID int64, kind string, after int64, chunk int) (count int64, ids []int64, err error) {
 	agg := "string_agg(id, ',')"
 	if d.pg {
