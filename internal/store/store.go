@@ -189,13 +189,14 @@ func openSearchConns(dsn string) (*sql.DB, error) {
 }
 
 func openSQLite(ctx context.Context, path string) (*Store, error) {
+	usePageCacheBlock(readsAtOnce())
 	// busy_timeout first so that the following pragmas wait rather than fail.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
 	// The writer checkpoints the log itself only once it holds
 	// writerCheckpointPages; the checkpointer copies it before that
 	// (checkpoint.go).
-	wdb, err := openSQLiteDB(base + "&_txlock=immediate" + fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", writerCheckpointPages))
+	wdb, err := openSQLiteDB(base + "&_txlock=immediate" + fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_pragma=cache_size(-%d)", writerCheckpointPages, writerCacheKiB))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -207,18 +208,18 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite file %s: %w", path, err)
 	}
-	// Readers keep a 512 KiB page cache each instead of SQLite's 2 MiB: with
-	// 8 of them, the peak RSS under load at 1M classes fell from 95 to 72 MB
-	// with the same rates (docs/performance.md); the OS caches the file too.
-	// How many readers: readsAtOnce.
-	rdb, err := openSQLiteDB(base + "&_pragma=query_only(1)&_pragma=cache_size(-512)")
+	// Readers keep a smaller page cache than the writer (readerCacheKiB):
+	// with 8 of them at SQLite's 2 MiB, the peak RSS under load at 1M
+	// classes was 95 MB, 72 MB at 512 KiB, with the same rates
+	// (docs/performance.md). How many readers: readsAtOnce.
+	rdb, err := openSQLiteDB(base + fmt.Sprintf("&_pragma=query_only(1)&_pragma=cache_size(-%d)", readerCacheKiB))
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	rdb.SetMaxOpenConns(readsAtOnce())
 	rdb.SetMaxIdleConns(readsAtOnce())
-	cdb, err := openSQLiteDB(base + "&_pragma=cache_size(-64)")
+	cdb, err := openSQLiteDB(base + fmt.Sprintf("&_pragma=cache_size(-%d)", checkpointerCacheKiB))
 	if err != nil {
 		wdb.Close()
 		rdb.Close()
