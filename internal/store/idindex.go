@@ -35,10 +35,11 @@ import (
 // domain's row counter (row_counts, kept exact by triggers). One check of
 // a listing runs at a time; the pages that waited for it use its result
 // when it began after their generation. When the ids held plus the new
-// ones are as many as the counter says, the new ones are added; otherwise rows were deleted, or created below the
-// largest id (PostgreSQL commits sequence values out of order), and the
-// ids are read again in full, taking at most a twentieth of the time and
-// no more than once per idRebuildEvery; the pages read meanwhile ask the
+// ones are as many as the counter says, the new ones are added; otherwise
+// rows were deleted, or created below the largest id (PostgreSQL commits
+// sequence values out of order), and the ids are read again in full,
+// taking at most a twentieth of the time and no more than once per
+// idRebuildEvery; the pages read meanwhile ask the
 // database, as without the index. At most maxHeldIDs are held in all. (A
 // deletion and an out-of-order creation between two checks would leave
 // the count unchanged: only another process, or PostgreSQL's out-of-order
