@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -109,6 +110,12 @@ type result struct {
 	// ServerCPUus is the server's CPU time (user and system) per request
 	// answered, in microseconds, over every round (with -server-pid).
 	ServerCPUus float64 `json:"server_cpu_us_per_req,omitempty"`
+	// ToolCPUus is this process's CPU time per request answered, over
+	// every round (Linux): the load tool's own client, and for the bare
+	// scenarios the bare handler too, which runs in this process. On a
+	// machine whose CPUs the tool and the server share, a request's rate
+	// follows the sum of the two.
+	ToolCPUus float64 `json:"tool_cpu_us_per_req,omitempty"`
 }
 
 // report is the whole run.
@@ -187,6 +194,7 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 		lat       []time.Duration
 		req, errs int64
 		cpu       time.Duration // the server's, with -server-pid
+		toolCPU   time.Duration // this process's
 		// seq and bareSeq hold the number of each connection's next
 		// request, on from one round and slice to the next:
 		// users/create and schedule name what they create by it.
@@ -234,12 +242,17 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 				if err != nil {
 					return rep, err
 				}
+				tool0, toolErr0 := processCPU(os.Getpid())
 				r := load(ctx, target, c, f, s, d, seq)
+				tool1, toolErr1 := processCPU(os.Getpid())
 				cpu1, err := serverCPU(c, s)
 				if err != nil {
 					return rep, err
 				}
 				accs[i].cpu += cpu1 - cpu0
+				if toolErr0 == nil && toolErr1 == nil {
+					accs[i].toolCPU += tool1 - tool0
+				}
 				sum.add(r, d)
 			}
 			rate, lat, errs := sum.rate(), sum.lat, sum.errs
@@ -263,7 +276,10 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 			P50ms: ms(pct(a.lat, 0.50)), P99ms: ms(pct(a.lat, 0.99)), Requests: a.req, Errors: a.errs}
 		rateOf[s.name] = r.Rate
 		if c.ServerPID > 0 && s.baseline != "" && len(a.lat) > 0 {
-			r.ServerCPUus = math.Round(float64(a.cpu)/float64(len(a.lat))/float64(time.Microsecond)*10) / 10
+			r.ServerCPUus = perRequest(a.cpu, len(a.lat))
+		}
+		if len(a.lat) > 0 {
+			r.ToolCPUus = perRequest(a.toolCPU, len(a.lat))
 		}
 		switch {
 		case len(a.bareRates) > 0:
@@ -404,6 +420,12 @@ func pct(sorted []time.Duration, q float64) time.Duration {
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
 
+// perRequest is CPU time cpu over n requests, in microseconds to one
+// decimal.
+func perRequest(cpu time.Duration, n int) float64 {
+	return math.Round(float64(cpu)/float64(n)/float64(time.Microsecond)*10) / 10
+}
+
 func printTable(w io.Writer, rep report) {
 	fmt.Fprintf(w, "%s, %d connections, %s x %d rounds; domain: %d users, %d courses, %d classes; load average %s\n",
 		rep.Addr, rep.Conns, rep.Duration, rep.Rounds, rep.Users, rep.Courses, rep.Classes, rep.LoadAverage)
@@ -411,9 +433,9 @@ func printTable(w io.Writer, rep report) {
 		fmt.Fprintf(w, "each scenario in slices of %s, each after a slice of its bare handler, and compared with those\n", rep.Slice)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\tserver µs/req\t")
+	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\tserver µs/req\ttool µs/req\t")
 	for _, r := range rep.Results {
-		ratio, cpu := "", ""
+		ratio, cpu, tool := "", "", ""
 		switch {
 		case len(r.SliceBaselineRates) > 0:
 			ratio = fmt.Sprintf("%.3f (%s beside it)", r.Ratio, r.Baseline)
@@ -423,7 +445,10 @@ func printTable(w io.Writer, rep report) {
 		if r.ServerCPUus > 0 {
 			cpu = fmt.Sprintf("%.1f", r.ServerCPUus)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t\n", r.Scenario, r.Rate, r.P50ms, r.P99ms, r.Errors, ratio, cpu)
+		if r.ToolCPUus > 0 {
+			tool = fmt.Sprintf("%.1f", r.ToolCPUus)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t%s\t\n", r.Scenario, r.Rate, r.P50ms, r.P99ms, r.Errors, ratio, cpu, tool)
 	}
 	tw.Flush()
 }

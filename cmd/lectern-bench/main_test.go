@@ -49,6 +49,18 @@ func TestRunAllScenarios(t *testing.T) {
 		if !strings.Contains(stdout, "server µs/req") {
 			t.Errorf("no server CPU column in the table with -server-pid:\n%s", stdout)
 		}
+		// The tool's own CPU: the process's clock advances in ticks of
+		// 10 ms, so a scenario of 50 ms may read none; all of them cannot.
+		if !strings.Contains(stdout, "tool µs/req") {
+			t.Errorf("no column of the tool's CPU in the table:\n%s", stdout)
+		}
+		var toolCPU float64
+		for _, r := range rep.Results {
+			toolCPU += r.ToolCPUus
+		}
+		if toolCPU <= 0 {
+			t.Errorf("no scenario reports the tool's CPU per request:\n%s", stdout)
+		}
 		for _, s := range append([]string{"bare-get", "bare-post"}, defaultScenarios...) {
 			if !seen[s] {
 				t.Errorf("scenario %s missing from the JSON", s)
