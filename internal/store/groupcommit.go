@@ -257,6 +257,16 @@ func (g *groupWriter) group(first *writeCall) {
 		}
 		close(c.done)
 	}
+	// The callers just answered are ready to run on this processor. After
+	// a group of more than one, the writer lets them go first (they write
+	// their answers, and their clients send the next requests) rather than
+	// take the next group ahead of them: under users/create at 32
+	// connections the cores were then 14 % idle instead of 20 %, and the
+	// writes' rate rose by 2-6 % (docs/performance.md, "Thirty-fifth
+	// pass").
+	if len(ran) > 1 {
+		runtime.Gosched()
+	}
 }
 
 // next returns a queued call that is still wanted, or nil when none is
