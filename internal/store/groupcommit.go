@@ -248,9 +248,6 @@ func (g *groupWriter) group(first *writeCall) {
 	if lost == nil {
 		g.s.checkpoints.wrote()
 	}
-	if len(ran) > 1 {
-		g.sharedAt = time.Now()
-	}
 	for _, c := range ran {
 		if lost != nil && c.panic == nil {
 			c.err = lost
@@ -265,6 +262,7 @@ func (g *groupWriter) group(first *writeCall) {
 	// writes' rate rose by 2-6 % (docs/performance.md, "Thirty-fifth
 	// pass").
 	if len(ran) > 1 {
+		g.sharedAt = time.Now()
 		runtime.Gosched()
 	}
 }
