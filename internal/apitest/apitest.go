@@ -195,6 +195,14 @@ func (l *LogBuffer) String() string {
 	return l.buf.String()
 }
 
+// Reset drops what was logged so far (a benchmark's request lines would
+// otherwise grow the buffer without end).
+func (l *LogBuffer) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Reset()
+}
+
 // Clock is a settable clock.
 type Clock struct {
 	mu  sync.Mutex

@@ -125,9 +125,11 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 			err = nil // clients send odd content types with query-string parameters
 		}
 	}
-	get := r.URL.Query().Get // parameters when the body could not be read
+	var get func(string) string
 	if p != nil {
 		get = p.Get
+	} else {
+		get = r.URL.Query().Get // parameters when the body could not be read
 	}
 	ans := &answer{w: w, r: r, style: a.DefaultStyle, xml: strings.EqualFold(get("format"), "xml"), errElem: "errors"}
 

@@ -1,9 +1,11 @@
 package classroomapi_test
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -93,5 +95,36 @@ func BenchmarkGetClass(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		benchVC(b, client, e, "getclass", params)
+	}
+}
+
+// BenchmarkHandler runs the server's whole handler (middleware, routing,
+// the classroom API) on a request in memory, without a socket: the CPU and
+// the allocations of Lectern's own code for one request, which the
+// benchmarks over HTTP above mix with the client's and the kernel's.
+func BenchmarkHandler(b *testing.B) {
+	e := apitest.Start(b, apitest.Backend{Name: "sqlite"})
+	c := makeClass(b, e, e.Domain, "Launch", start)
+	e.Clock.Set(start)
+	h := e.Main.Handler()
+	for _, tc := range []struct{ op, body string }{
+		{"getclass", "class_id=" + itoa(c.ID)},
+		{"getclasslaunch", "class_id=" + itoa(c.ID) + "&userId=7&userName=Ann&isTeacher=0&lessonName=L&courseName=C"},
+	} {
+		body := tc.body + "&apikey=" + e.Domain.ClassroomKey
+		b.Run(tc.op, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, _ := http.NewRequest("POST", "http://127.0.0.1:8080/v2/"+tc.op, strings.NewReader(body))
+				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				r.RemoteAddr = "127.0.0.1:50000"
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				e.Logs.Reset()
+				if w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte(`"status":"error"`)) {
+					b.Fatalf("%s: %d %s", tc.op, w.Code, w.Body)
+				}
+			}
+		})
 	}
 }

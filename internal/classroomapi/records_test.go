@@ -145,7 +145,7 @@ func BenchmarkClassRecords(b *testing.B) {
 				c := &call{Domain: store.Domain{ID: 1}, xml: xml}
 				res := a.classRecords(c, &result{Kind: wire.KindClassList, Total: 100000}, page)
 				var err error
-				if buf, err = wire.AppendJSON(buf[:0], wire.JSONBody(res, StyleCompat)); err != nil {
+				if buf, err = wire.AppendJSONBody(buf[:0], res, StyleCompat); err != nil {
 					b.Fatal(err)
 				}
 				c.releaseRecords()

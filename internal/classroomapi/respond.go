@@ -33,6 +33,16 @@ const (
 	htmlContentType       = "text/html; charset=UTF-8"
 )
 
+// The answers' header values, one slice each for every answer (see
+// httpx.HeaderValue): Header.Set would make a slice per answer.
+var (
+	jsonType    = httpx.HeaderValue("application/json; charset=utf-8")
+	htmlType    = httpx.HeaderValue(htmlContentType)
+	xmlType     = httpx.HeaderValue("application/xml; charset=utf-8")
+	noSniff     = httpx.HeaderValue("nosniff")
+	sandboxOnly = httpx.HeaderValue(contentSecurityPolicy)
+)
+
 // answer writes one request's answer: JSON in style, or XML.
 type answer struct {
 	w     http.ResponseWriter
@@ -46,7 +56,7 @@ type answer struct {
 // error writes an API error with status.
 func (a *answer) error(status int, msg string) {
 	if a.xml {
-		a.write(status, "application/xml; charset=utf-8", wire.XMLError(msg, a.errElem))
+		a.write(status, xmlType, wire.XMLError(msg, a.errElem))
 		return
 	}
 	a.json(status, wire.JSONError(msg, a.style))
@@ -55,10 +65,14 @@ func (a *answer) error(status int, msg string) {
 // result writes a successful answer.
 func (a *answer) result(res *result) {
 	if a.xml {
-		a.write(http.StatusOK, "application/xml; charset=utf-8", wire.XMLBody(res))
+		a.write(http.StatusOK, xmlType, wire.XMLBody(res))
 		return
 	}
-	a.json(http.StatusOK, wire.JSONBody(res, a.style))
+	buf := httpx.AnswerBuffer()
+	defer httpx.FreeAnswerBuffer(buf)
+	b, err := wire.AppendJSONBody(*buf, res, a.style)
+	a.jsonBytes(http.StatusOK, b, err)
+	*buf = b[:0]
 }
 
 // json writes v as JSON. The seed style labels it application/json. The
@@ -70,22 +84,28 @@ func (a *answer) json(status int, v any) {
 	buf := httpx.AnswerBuffer()
 	defer httpx.FreeAnswerBuffer(buf)
 	b, err := wire.AppendJSON(*buf, v) // escapes <, > and & as \u003c, \u003e, \u0026
+	a.jsonBytes(status, b, err)
 	*buf = b[:0]
+}
+
+// jsonBytes writes b, JSON that AppendJSON or AppendJSONBody wrote, or an
+// internal error when writing it failed with err.
+func (a *answer) jsonBytes(status int, b []byte, err error) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":"internal server error"}`)
 	}
-	ctype := "application/json; charset=utf-8"
+	ctype := jsonType
 	if a.style == StyleCompat && !acceptsJSON(a.r.Header.Values("Accept")) {
-		ctype = htmlContentType
+		ctype = htmlType
 	}
 	a.write(status, ctype, append(b, '\n'))
 }
 
-func (a *answer) write(status int, ctype string, body []byte) {
+func (a *answer) write(status int, ctype []string, body []byte) {
 	h := a.w.Header()
-	h.Set("Content-Type", ctype)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h["Content-Type"] = ctype
+	h["X-Content-Type-Options"] = noSniff
+	h["Content-Security-Policy"] = sandboxOnly
 	httpx.SetContentLength(h, len(body))
 	a.w.WriteHeader(status)
 	a.w.Write(body)

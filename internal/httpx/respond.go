@@ -27,18 +27,38 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // WriteJSONBytes writes b, an answer already encoded as JSON, with status.
 func WriteJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h["Content-Type"] = jsonType
 	SetContentLength(h, len(b))
 	w.WriteHeader(status)
 	w.Write(b)
 }
 
+var jsonType = HeaderValue("application/json; charset=utf-8")
+
+// HeaderValue returns a header value to assign to an http.Header under its
+// canonical name, made once and shared by every answer that sends it,
+// where Header.Set makes a slice per answer. Sharing is safe: net/http
+// copies a handler's header when the status is written (Header.Clone),
+// nothing here changes a value in place, and Add appends to a copy (the
+// slice has no room past its one value).
+func HeaderValue(v string) []string { return []string{v}[:1:1] }
+
 // SetContentLength sets the Content-Length of an answer of n bytes,
-// written whole. Without it net/http sends an answer longer than 2 KB in
-// chunks, which costs the server and the client more than the header.
+// written whole in one Write before the handler returns. net/http holds
+// the first answerBuffered bytes of an answer before it writes the header,
+// and sends the length of an answer that ended within them itself,
+// without allocating; a longer answer would go out in chunks, which costs
+// the server and the client more than the header. So the header is set
+// here only for the longer ones (TestWriteJSONBytesLength checks both
+// sides of the line).
 func SetContentLength(h http.Header, n int) {
-	h["Content-Length"] = []string{strconv.Itoa(n)}
+	if n > answerBuffered {
+		h["Content-Length"] = []string{strconv.Itoa(n)}
+	}
 }
+
+// answerBuffered is net/http's bufferBeforeChunkingSize.
+const answerBuffered = 2048
 
 // Answer buffers are reused between requests: a page of records would
 // otherwise allocate its whole answer, several times over as it grows, on

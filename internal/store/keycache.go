@@ -49,7 +49,10 @@ type keyCacheKey struct {
 }
 
 func cacheKey(api API, domainID int64, key string) keyCacheKey {
-	return keyCacheKey{api: api, domainID: domainID, sum: sha256.Sum256([]byte(key))}
+	// The key is copied to the stack when it fits (keys are 43 bytes):
+	// []byte(key) of more than 32 bytes is made on the heap.
+	var buf [64]byte
+	return keyCacheKey{api: api, domainID: domainID, sum: sha256.Sum256(append(buf[:0], key...))}
 }
 
 // get returns the entry for k, if fresh, and the generation to hand to

@@ -199,54 +199,79 @@ var seedKeys = map[string]string{"price_id": "Price id", "discount_id": "Discoun
 // seedIDKeyMethods are the methods whose id keys the specification renames.
 var seedIDKeyMethods = map[string]bool{"addprice": true, "updateprice": true, "addDiscount": true, "updateDiscount": true}
 
-// JSONBody renders res in style.
-func JSONBody(res *Result, style string) any {
+// AppendJSONBody appends res in style to b as JSON. An action's or an
+// object's fields are written as they come, without an Obj of the answer
+// (a point read's answer made three allocations for it); the records of a
+// list as AppendJSON writes them, or as the operation wrote them
+// (RecordsJSON).
+func AppendJSONBody(b []byte, res *Result, style string) ([]byte, error) {
 	switch res.Kind {
 	case KindClassList:
+		b = strconv.AppendInt(append(b, `{"total":`...), res.Total, 10)
+		b = append(b, `,"classes":`...)
 		if res.RecordsJSON != nil {
-			return Obj{{"total", res.Total}, {"classes", res.RecordsJSON}}
+			b = append(b, res.RecordsJSON...)
+		} else {
+			var err error
+			if b, err = AppendJSON(b, nonNil(res.Records)); err != nil {
+				return nil, err
+			}
 		}
-		return Obj{{"total", res.Total}, {"classes", nonNil(res.Records)}}
+		return append(b, '}'), nil
 	case KindRecords:
 		if res.RecordsJSON != nil {
-			return res.RecordsJSON
+			return append(b, res.RecordsJSON...), nil
 		}
 		if len(res.Records) == 0 && res.EmptyKey != "" {
-			return Obj{{res.EmptyKey, res.EmptyMessage}}
+			return AppendJSON(b, Obj{{res.EmptyKey, res.EmptyMessage}})
 		}
-		return nonNil(res.Records)
-	}
-	o := make(Obj, 0, len(res.Fields)+2)
-	if style == StyleSeed && seedUpperStatus[res.Method] {
-		o = append(o, KV{"Status", "OK"})
-	} else {
-		o = append(o, KV{"status", "ok"})
-	}
-	if res.Method != "" {
-		o = append(o, KV{"method", res.Method})
-	}
-	for _, f := range res.Fields {
-		if id, ok := f.Value.(WriteID); ok {
-			if style == StyleSeed {
-				f.Value = strconv.FormatInt(int64(id), 10)
-			} else {
-				f.Value = int64(id)
-			}
-		}
-		if alias, ok := seedKeys[f.Key]; ok && seedIDKeyMethods[res.Method] {
-			if style == StyleSeed {
-				o = append(o, KV{alias, f.Value})
-				continue
-			}
-			o = append(o, f, KV{alias, f.Value})
-			continue
-		}
-		o = append(o, f)
+		return AppendJSON(b, nonNil(res.Records))
 	}
 	if style == StyleSeed {
-		return []Obj{o}
+		b = append(b, '[')
 	}
-	return o
+	if style == StyleSeed && seedUpperStatus[res.Method] {
+		b = append(b, `{"Status":"OK"`...)
+	} else {
+		b = append(b, `{"status":"ok"`...)
+	}
+	if res.Method != "" {
+		b = jsonx.AppendString(append(b, `,"method":`...), res.Method)
+	}
+	var err error
+	for _, f := range res.Fields {
+		alias, renamed := seedKeys[f.Key]
+		renamed = renamed && seedIDKeyMethods[res.Method]
+		if !renamed || style != StyleSeed {
+			if b, err = appendField(b, f.Key, f.Value, style); err != nil {
+				return nil, err
+			}
+		}
+		if renamed {
+			if b, err = appendField(b, alias, f.Value, style); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b = append(b, '}')
+	if style == StyleSeed {
+		b = append(b, ']')
+	}
+	return b, nil
+}
+
+// appendField appends ,"key":value to an object being written. A WriteID
+// is written as style has it: a string of digits in the seed style, a
+// number in the compat style.
+func appendField(b []byte, key string, value any, style string) ([]byte, error) {
+	b = append(jsonx.AppendString(append(b, ','), key), ':')
+	if id, ok := value.(WriteID); ok {
+		if style == StyleSeed {
+			return append(strconv.AppendInt(append(b, '"'), int64(id), 10), '"'), nil
+		}
+		return strconv.AppendInt(b, int64(id), 10), nil
+	}
+	return AppendJSON(b, value)
 }
 
 func nonNil(rs []Obj) []Obj {

@@ -115,3 +115,40 @@ func TestStringsValues(t *testing.T) {
 		t.Errorf("XML %s", x)
 	}
 }
+
+// TestAppendJSONBody: each kind of answer in each style, as the
+// specification (seed) and the hosted service (compat) write them.
+func TestAppendJSONBody(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		res   *Result
+		style string
+		want  string
+	}{
+		{"action seed", Action("schedule", KV{"class_id", WriteID(12)}), StyleSeed,
+			`[{"status":"ok","method":"schedule","class_id":"12"}]`},
+		{"action compat", Action("schedule", KV{"class_id", WriteID(12)}), StyleCompat,
+			`{"status":"ok","method":"schedule","class_id":12}`},
+		{"upper status and renamed id, seed", Action("addprice", KV{"price_id", WriteID(7)}, KV{"note", "a<b"}), StyleSeed,
+			`[{"Status":"OK","method":"addprice","Price id":"7","note":"a\u003cb"}]`},
+		{"renamed id sent under both names, compat", Action("addprice", KV{"price_id", WriteID(7)}), StyleCompat,
+			`{"status":"ok","method":"addprice","price_id":7,"Price id":7}`},
+		{"object without a method", Object("", KV{"plan", "basic"}, KV{"n", 3}), StyleCompat,
+			`{"status":"ok","plan":"basic","n":3}`},
+		{"class list written at once", &Result{Kind: KindClassList, Total: 2, RecordsJSON: RawJSON(`[{"id":"1"}]`)}, StyleSeed,
+			`{"total":2,"classes":[{"id":"1"}]}`},
+		{"class list of objs", &Result{Kind: KindClassList, Total: 0}, StyleCompat,
+			`{"total":0,"classes":[]}`},
+		{"records", Records("price", []Obj{{{"id", "1"}}}, "Price", "No Price"), StyleSeed,
+			`[{"id":"1"}]`},
+		{"no records", Records("price", nil, "Price", "No Price in this Class"), StyleSeed,
+			`{"Price":"No Price in this Class"}`},
+		{"no records, no message", Records("class", nil, "", ""), StyleCompat,
+			`[]`},
+	} {
+		got, err := AppendJSONBody([]byte("x"), tc.res, tc.style)
+		if err != nil || string(got) != "x"+tc.want {
+			t.Errorf("%s: got %s (%v), want x%s", tc.name, got, err, tc.want)
+		}
+	}
+}

@@ -74,7 +74,7 @@ func FuzzXMLBody(f *testing.F) {
 				t.Fatalf("answer %d: %q does not hold the value %q", i, doc, value)
 			}
 			for _, style := range []string{StyleSeed, StyleCompat} {
-				j, err := json.Marshal(JSONBody(res, style))
+				j, err := AppendJSONBody(nil, res, style)
 				if err != nil || !json.Valid(j) {
 					t.Fatalf("answer %d in style %s: %v %q", i, style, err, j)
 				}
