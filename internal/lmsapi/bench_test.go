@@ -115,3 +115,43 @@ func BenchmarkCoursesList(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHandlerGetUser runs the server's whole handler (middleware,
+// routing, the LMS API) on a users/getuser request in memory, without a
+// socket: the CPU and the allocations of Lectern's own code for one point
+// read (classroomapi's BenchmarkHandler is the same for the classroom API).
+func BenchmarkHandlerGetUser(b *testing.B) {
+	e := apitest.Start(b, apitest.Backend{Name: "sqlite"})
+	req, _ := http.NewRequest("POST", e.URL+"/api/v1/users/create", bytes.NewReader([]byte(`{"username":"ann","email":"ann@example.com"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range authHeader(e.Domain) {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var created struct {
+		ID int64 `json:"id"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if err != nil || created.ID == 0 {
+		b.Fatalf("create a user: %v %+v", err, created)
+	}
+	h := e.Main.Handler()
+	url := fmt.Sprintf("http://127.0.0.1:8080/api/v1/users/getuser?userId=%d", created.ID)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _ := http.NewRequest("GET", url, nil)
+		r.Header.Set("Authorization", e.Domain.LMSKey)
+		r.Header.Set("X-Domain-Id", fmt.Sprint(e.Domain.ID))
+		r.RemoteAddr = "127.0.0.1:50000"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		e.Logs.Reset()
+		if w.Code != http.StatusOK {
+			b.Fatalf("getuser: %d %s", w.Code, w.Body)
+		}
+	}
+}
