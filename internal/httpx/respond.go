@@ -41,7 +41,7 @@ var jsonType = HeaderValue("application/json; charset=utf-8")
 // copies a handler's header when the status is written (Header.Clone),
 // nothing here changes a value in place, and Add appends to a copy (the
 // slice has no room past its one value).
-func HeaderValue(v string) []string { return []string{v}[:1:1] }
+func HeaderValue(v string) []string { return []string{v} }
 
 // SetContentLength sets the Content-Length of an answer of n bytes,
 // written whole in one Write before the handler returns. net/http holds

@@ -260,16 +260,13 @@ func AppendJSONBody(b []byte, res *Result, style string) ([]byte, error) {
 	return b, nil
 }
 
-// appendField appends ,"key":value to an object being written. A WriteID
-// is written as style has it: a string of digits in the seed style, a
-// number in the compat style.
+// appendField appends ,"key":value to an object being written. The seed
+// style writes a WriteID as a string of digits; AppendJSON writes it as a
+// number, as the compat style has it.
 func appendField(b []byte, key string, value any, style string) ([]byte, error) {
 	b = append(jsonx.AppendString(append(b, ','), key), ':')
-	if id, ok := value.(WriteID); ok {
-		if style == StyleSeed {
-			return append(strconv.AppendInt(append(b, '"'), int64(id), 10), '"'), nil
-		}
-		return strconv.AppendInt(b, int64(id), 10), nil
+	if id, ok := value.(WriteID); ok && style == StyleSeed {
+		return append(strconv.AppendInt(append(b, '"'), int64(id), 10), '"'), nil
 	}
 	return AppendJSON(b, value)
 }
