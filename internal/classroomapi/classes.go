@@ -17,33 +17,66 @@ import (
 // currencies are the currencies a class may be priced in.
 var currencies = map[string]bool{"aud": true, "cad": true, "eur": true, "gbp": true, "nzd": true, "usd": true}
 
-// classFlags are the integer schedule parameters with their ranges.
-func classFlags(cls *lms.LiveClass) []struct {
+// classFlags are the integer schedule parameters with their ranges; the
+// field each sets is classFlag's. A table made once: a slice of them with
+// pointers into the class, made at every call, was 720 bytes of garbage
+// a schedule and moved the class to the heap.
+var classFlags = [...]struct {
 	name   string
 	lo, hi int
-	dst    *int
-} {
-	return []struct {
-		name   string
-		lo, hi int
-		dst    *int
-	}{
-		{"ispaid", 0, 1, &cls.IsPaid},
-		{"record", 0, 3, &cls.Record},
-		{"isRecordingLayout", 0, 1, &cls.IsRecordingLayout},
-		{"isVideo", 0, 1, &cls.IsVideo},
-		{"isBoard", 0, 2, &cls.IsBoard},
-		{"isLang", 0, 50, &cls.IsLang},
-		{"isRegion", 0, 15, &cls.IsRegion},
-		{"isCorporate", 0, 1, &cls.IsCorporate},
-		{"isScreenshare", 0, 1, &cls.IsScreenshare},
-		{"isPrivateChat", 0, 1, &cls.IsPrivateChat},
-		{"privacy", 0, 1, &cls.Privacy},
-		{"published", 0, 1, &cls.Published},
-		{"seat_attendees", 0, 100000, &cls.SeatAttendees},
-		{"repeat", 0, 6, &cls.Repeat},
-		{"end_classes_count", 0, schedule.MaxSittings, &cls.EndClassesCount},
+}{
+	{"ispaid", 0, 1},
+	{"record", 0, 3},
+	{"isRecordingLayout", 0, 1},
+	{"isVideo", 0, 1},
+	{"isBoard", 0, 2},
+	{"isLang", 0, 50},
+	{"isRegion", 0, 15},
+	{"isCorporate", 0, 1},
+	{"isScreenshare", 0, 1},
+	{"isPrivateChat", 0, 1},
+	{"privacy", 0, 1},
+	{"published", 0, 1},
+	{"seat_attendees", 0, 100000},
+	{"repeat", 0, 6},
+	{"end_classes_count", 0, schedule.MaxSittings},
+}
+
+// classFlag is the field of cls that classFlags[i] sets.
+func classFlag(cls *lms.LiveClass, i int) *int {
+	switch i {
+	case 0:
+		return &cls.IsPaid
+	case 1:
+		return &cls.Record
+	case 2:
+		return &cls.IsRecordingLayout
+	case 3:
+		return &cls.IsVideo
+	case 4:
+		return &cls.IsBoard
+	case 5:
+		return &cls.IsLang
+	case 6:
+		return &cls.IsRegion
+	case 7:
+		return &cls.IsCorporate
+	case 8:
+		return &cls.IsScreenshare
+	case 9:
+		return &cls.IsPrivateChat
+	case 10:
+		return &cls.Privacy
+	case 11:
+		return &cls.Published
+	case 12:
+		return &cls.SeatAttendees
+	case 13:
+		return &cls.Repeat
+	case 14:
+		return &cls.EndClassesCount
 	}
+	panic("classroomapi: no class flag " + strconv.Itoa(i))
 }
 
 // timingParams are the parameters that change a class's sittings.
@@ -90,9 +123,9 @@ func readClass(p *httpx.Params, cls *lms.LiveClass, create bool) (retime bool, e
 		}
 		cls.Currency = cur
 	}
-	for _, f := range classFlags(cls) {
+	for i, f := range classFlags {
 		if p.Has(f.name) {
-			if *f.dst, err = intParam(p, f.name, f.lo, f.hi); err != nil {
+			if *classFlag(cls, i), err = intParam(p, f.name, f.lo, f.hi); err != nil {
 				return false, err
 			}
 		}
@@ -114,14 +147,18 @@ func readClass(p *httpx.Params, cls *lms.LiveClass, create bool) (retime bool, e
 		}
 		cls.Date = d.Format(time.DateOnly)
 	}
-	for _, t := range []struct {
-		name string
-		dst  *int
-	}{{"start_time", &cls.StartMinute}, {"end_time", &cls.EndMinute}} {
-		if p.Has(t.name) {
-			if *t.dst, err = schedule.ParseClock(p.Get(t.name)); err != nil {
-				return false, fail("%s: %v", t.name, err)
-			}
+	for i, name := range [...]string{"start_time", "end_time"} {
+		if !p.Has(name) {
+			continue
+		}
+		minute, err := schedule.ParseClock(p.Get(name))
+		if err != nil {
+			return false, fail("%s: %v", name, err)
+		}
+		if i == 0 {
+			cls.StartMinute = minute
+		} else {
+			cls.EndMinute = minute
 		}
 	}
 	if p.Has("is_recurring") {

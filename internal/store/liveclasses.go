@@ -157,20 +157,27 @@ func parseSittings(s string) ([]lms.Occurrence, error) {
 	return occ, nil
 }
 
-func classArgs(c lms.LiveClass) []any {
-	return []any{c.OwnerUserID, c.Title, c.Description, c.Date, c.StartMinute, c.EndMinute, c.TimezoneID, c.TimezoneName,
+// classArgCount is how many values appendClassArgs appends.
+const classArgCount = 28
+
+// appendClassArgs appends the values of a class's columns from
+// owner_user_id to published, in the order of the table, to args: into
+// the caller's slice, sized for the statement's other arguments too, so
+// that a write makes one slice of them and not two.
+func appendClassArgs(args []any, c *lms.LiveClass) []any {
+	return append(args, c.OwnerUserID, c.Title, c.Description, c.Date, c.StartMinute, c.EndMinute, c.TimezoneID, c.TimezoneName,
 		lms.Flag(c.IsRecurring), c.Repeat, c.Weekdays, c.EndClassesCount, c.EndDate, c.Currency, c.IsPaid, c.SeatAttendees, c.Record,
 		c.IsRecordingLayout, c.IsVideo, c.IsBoard, c.IsLang, c.IsRegion, c.IsCorporate, c.IsScreenshare, c.IsPrivateChat,
-		c.Keyword, c.Privacy, c.Published}
+		c.Keyword, c.Privacy, c.Published)
 }
 
 // sqlInsertLiveClass stores a class's row; its arguments are the domain's
-// id, classArgs, created_at and updated_at.
+// id, appendClassArgs's, created_at and updated_at.
 var sqlInsertLiveClass = `INSERT INTO live_classes (domain_id, owner_user_id, title, description, date, start_minute,
 	end_minute, timezone_id, timezone_name, is_recurring, repeat_kind, weekdays, end_classes_count, end_date, currency,
 	ispaid, seat_attendees, record, is_recording_layout, is_video, is_board, is_lang, is_region, is_corporate,
 	is_screenshare, is_private_chat, keyword, privacy, published, created_at, updated_at)
-	VALUES (?, ` + placeholders(30) + `)`
+	VALUES (?, ` + placeholders(classArgCount+2) + `)`
 
 // CreateLiveClass stores a class and its occurrences (c.Occurrences, at
 // least one, computed by the caller) and returns it with ids set.
@@ -182,7 +189,7 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 	// The row's arguments are made here, by the caller's goroutine: on
 	// SQLite the function below runs on the group writer's, which every
 	// write waits for.
-	args := append(append(make([]any, 0, 31), domainID), classArgs(c)...)
+	args := appendClassArgs(append(make([]any, 0, 1+classArgCount+2), domainID), &c)
 	args = append(args, formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
 	err := s.tx(ctx, func(tx db) error {
 		var err error
@@ -236,7 +243,7 @@ func (s *Store) updateLiveClass(ctx context.Context, tx db, domainID int64, c lm
 		is_recording_layout = ?, is_video = ?, is_board = ?, is_lang = ?, is_region = ?, is_corporate = ?,
 		is_screenshare = ?, is_private_chat = ?, keyword = ?, privacy = ?, published = ?, updated_at = ?
 		WHERE domain_id = ? AND id = ?`,
-		append(classArgs(c), formatTime(c.UpdatedAt), domainID, c.ID)...)
+		append(appendClassArgs(make([]any, 0, classArgCount+3), &c), formatTime(c.UpdatedAt), domainID, c.ID)...)
 	if err != nil {
 		return err
 	}
