@@ -96,3 +96,28 @@ func TestOkWithMatchesOk(t *testing.T) {
 		same("course "+s, got, want)
 	}
 }
+
+// TestWriteCreatedMatchesWriteJSON: users/create's answer, written by
+// writeCreated, is the bytes writeJSON wrote of the same map.
+func TestWriteCreatedMatchesWriteJSON(t *testing.T) {
+	for _, c := range []struct {
+		message string
+		id      int64
+	}{
+		{"User created", 1},
+		{"User created", 1 << 53},
+		{`<b>"quoted"</b> & é`, 0},
+	} {
+		want := httptest.NewRecorder()
+		writeJSON(want, map[string]any{"message": c.message, "id": c.id})
+		got := httptest.NewRecorder()
+		writeCreated(got, c.message, c.id)
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+			t.Errorf("got %q, want %q", got.Body, want.Body)
+		}
+		if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			t.Errorf("status %d %q, want %d %q", got.Code, got.Header().Get("Content-Type"),
+				want.Code, want.Header().Get("Content-Type"))
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/lectern-lms/lectern/internal/httpx"
 	"github.com/lectern-lms/lectern/internal/jsonx"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"github.com/lectern-lms/lectern/internal/store"
@@ -51,7 +52,24 @@ func (a *API) createUser(w http.ResponseWriter, r *http.Request, c *call) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]any{"message": "User created", "id": u.ID})
+	return writeCreated(w, "User created", u.ID)
+}
+
+// writeCreated writes the bytes writeJSON writes of {"message": message,
+// "id": id} (encoding/json's key order, escaping and newline), without
+// the map and the reflection: they were about a tenth of what a
+// users/create allocated.
+func writeCreated(w http.ResponseWriter, message string, id int64) error {
+	bp := httpx.AnswerBuffer()
+	defer httpx.FreeAnswerBuffer(bp)
+	b := append(*bp, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"message":`...)
+	b = jsonx.AppendString(b, message)
+	b = append(b, "}\n"...)
+	*bp = b
+	httpx.WriteJSONBytes(w, http.StatusOK, b)
+	return nil
 }
 
 // DELETE /users/delete: email.
