@@ -57,7 +57,7 @@ func (a *API) createUser(w http.ResponseWriter, r *http.Request, c *call) error 
 
 // writeCreated writes the bytes writeJSON writes of {"message": message,
 // "id": id} (encoding/json's key order, escaping and newline), without
-// the map and the reflection: they were about a tenth of what a
+// the map and the reflection: they were about a sixth of the bytes a
 // users/create allocated.
 func writeCreated(w http.ResponseWriter, message string, id int64) error {
 	bp := httpx.AnswerBuffer()
