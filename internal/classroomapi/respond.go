@@ -36,7 +36,6 @@ const (
 // The answers' header values, one slice each for every answer (see
 // httpx.HeaderValue): Header.Set would make a slice per answer.
 var (
-	jsonType    = httpx.HeaderValue("application/json; charset=utf-8")
 	htmlType    = httpx.HeaderValue(htmlContentType)
 	xmlType     = httpx.HeaderValue("application/xml; charset=utf-8")
 	noSniff     = httpx.HeaderValue("nosniff")
@@ -94,7 +93,7 @@ func (a *answer) jsonBytes(status int, b []byte, err error) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"status":"error","error":"internal server error"}`)
 	}
-	ctype := jsonType
+	ctype := httpx.JSONType
 	if a.style == StyleCompat && !acceptsJSON(a.r.Header.Values("Accept")) {
 		ctype = htmlType
 	}

@@ -27,13 +27,14 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // WriteJSONBytes writes b, an answer already encoded as JSON, with status.
 func WriteJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
-	h["Content-Type"] = jsonType
+	h["Content-Type"] = JSONType
 	SetContentLength(h, len(b))
 	w.WriteHeader(status)
 	w.Write(b)
 }
 
-var jsonType = HeaderValue("application/json; charset=utf-8")
+// JSONType is the Content-Type of a JSON answer, as a header value.
+var JSONType = HeaderValue("application/json; charset=utf-8")
 
 // HeaderValue returns a header value to assign to an http.Header under its
 // canonical name, made once and shared by every answer that sends it,

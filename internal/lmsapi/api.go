@@ -224,9 +224,17 @@ func ok(w http.ResponseWriter, message string, data any) error {
 // by appendData: the point reads' answers without reflection
 // (TestOkWithMatchesOk).
 func okWith(w http.ResponseWriter, message string, appendData func(b []byte) []byte) error {
+	return writeWithMessage(w, "data", appendData, message)
+}
+
+// writeWithMessage writes the bytes writeJSON writes of an object of two
+// members, key (sorted before "message") with the value appendValue
+// appends as JSON, and message.
+func writeWithMessage(w http.ResponseWriter, key string, appendValue func(b []byte) []byte, message string) error {
 	bp := httpx.AnswerBuffer()
 	defer httpx.FreeAnswerBuffer(bp)
-	b := appendData(append(*bp, `{"data":`...))
+	b := append(jsonx.AppendString(append(*bp, '{'), key), ':')
+	b = appendValue(b)
 	b = append(b, `,"message":`...)
 	b = jsonx.AppendString(b, message)
 	b = append(b, "}\n"...)

@@ -73,6 +73,7 @@ func FormatClock(min int) string {
 	return clocks[((min%1440)+1440)%1440]
 }
 
+// clocks are FormatClock's answers, by minute after midnight.
 var clocks = func() (t [1440]string) {
 	for min := range t {
 		h, m := min/60, min%60
