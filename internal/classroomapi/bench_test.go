@@ -105,13 +105,20 @@ func BenchmarkGetClass(b *testing.B) {
 func BenchmarkHandler(b *testing.B) {
 	e := apitest.Start(b, apitest.Backend{Name: "sqlite"})
 	c := makeClass(b, e, e.Domain, "Launch", start)
+	for i := range 9 { // listclass's first page: ten classes
+		makeClass(b, e, e.Domain, fmt.Sprintf("Class %d", i), start.Add(time.Duration(i)*time.Hour))
+	}
 	e.Clock.Set(start)
 	h := e.Main.Handler()
 	for _, tc := range []struct{ op, body string }{
 		{"getclass", "class_id=" + itoa(c.ID)},
 		{"getclasslaunch", "class_id=" + itoa(c.ID) + "&userId=7&userName=Ann&isTeacher=0&lessonName=L&courseName=C"},
+		{"listclass", ""},
 	} {
-		body := tc.body + "&apikey=" + e.Domain.ClassroomKey
+		body := "apikey=" + e.Domain.ClassroomKey
+		if tc.body != "" {
+			body += "&" + tc.body
+		}
 		b.Run(tc.op, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -383,7 +383,7 @@ func classRecord(f *fields, domainID int64, cls lms.LiveClass, now time.Time) {
 	f.digits("published", int64(cls.Published))
 	f.str("label", zone.Label)
 	f.digits("privacy", int64(cls.Privacy))
-	f.str("timezone_label", "(GMT"+diff+") "+zone.Label)
+	f.zoneLabel("timezone_label", diff, zone.Label)
 	f.str("timezone_country", zone.IANA)
 	f.str("difftime", diff)
 	f.digits("language", int64(cls.IsLang))

@@ -127,6 +127,21 @@ func (f *fields) str(key, v string) {
 	f.b = jsonx.AppendString(f.b, v)
 }
 
+// zoneLabel is a zone's label with its offset, "(GMT+05:30) Chennai",
+// written without putting the text together first.
+func (f *fields) zoneLabel(key, diff, label string) {
+	if f.xml {
+		f.o = append(f.o, kv{key, f.strs.Value("(GMT" + diff + ") " + label)})
+		return
+	}
+	f.key(key)
+	f.b = append(f.b, `"(GMT`...)
+	f.b = jsonx.AppendEscaped(f.b, diff)
+	f.b = append(f.b, ") "...)
+	f.b = jsonx.AppendEscaped(f.b, label)
+	f.b = append(f.b, '"')
+}
+
 // digits is n as a string of its digits.
 func (f *fields) digits(key string, n int64) {
 	if f.xml {

@@ -18,8 +18,16 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 // does: <, > and & as \u003c, \u003e, \u0026, U+2028 and U+2029 escaped,
 // invalid UTF-8 as \ufffd.
 func AppendString(b []byte, s string) []byte {
+	return append(AppendEscaped(append(b, '"'), s), '"')
+}
+
+// AppendEscaped appends s escaped as AppendString does, without the
+// quotes: for a JSON string put together from several texts. Texts
+// escaped one after another read as their concatenation escaped when
+// each but the last is valid UTF-8 (a rune split between two would be
+// written as invalid bytes).
+func AppendEscaped(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -66,6 +74,5 @@ func AppendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

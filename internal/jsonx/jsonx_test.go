@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // jsonStrings are texts that exercise every escape of encoding/json.
@@ -21,6 +22,21 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		want, _ := json.Marshal(s)
 		if got := AppendString([]byte("x"), s); !bytes.Equal(got, append([]byte("x"), want...)) {
 			t.Errorf("%q: got %s want x%s", s, got, want)
+		}
+	}
+}
+
+func TestAppendEscapedJoinsTexts(t *testing.T) {
+	texts := jsonStrings()
+	for i, s := range texts {
+		if !utf8.ValidString(s) {
+			continue
+		}
+		u := texts[(i*7+3)%len(texts)]
+		want, _ := json.Marshal(s + u)
+		got := append(AppendEscaped(AppendEscaped([]byte(`x"`), s), u), '"')
+		if !bytes.Equal(got, append([]byte("x"), want...)) {
+			t.Errorf("%q + %q: got %s want x%s", s, u, got, want)
 		}
 	}
 }

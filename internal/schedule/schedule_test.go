@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,18 @@ func TestDiffTime(t *testing.T) {
 	}
 	if got := (Zone{}).DiffTime(jan); got != "+00:00" {
 		t.Errorf("DiffTime of the zero Zone = %q, want +00:00", got)
+	}
+	// Every offset, the quarter hours answered from the table and the
+	// others (a zone's local mean time before 1900) formatted.
+	for off := -15 * 3600; off <= 15*3600; off += 5 * 60 {
+		h, m := off/3600, off%3600/60
+		want := fmt.Sprintf("+%02d:%02d", h, m)
+		if off < 0 {
+			want = fmt.Sprintf("-%02d:%02d", -h, -m)
+		}
+		if got := (Zone{Loc: time.FixedZone("x", off)}).DiffTime(jan); got != want {
+			t.Errorf("DiffTime at offset %ds = %q, want %q", off, got, want)
+		}
 	}
 }
 

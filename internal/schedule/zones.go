@@ -213,6 +213,29 @@ func (z Zone) DiffTime(t time.Time) string {
 		loc = time.UTC
 	}
 	_, off := t.In(loc).Zone()
+	if off%diffStep == 0 && off >= -diffSteps*diffStep && off <= diffSteps*diffStep {
+		return diffTimes[off/diffStep+diffSteps]
+	}
+	return formatDiff(off)
+}
+
+// The offsets of today's zones are whole quarter hours within 14 hours of
+// UTC: DiffTime answers them from diffTimes, made once, rather than
+// making a string a call (a listing formats one for every class).
+const (
+	diffStep  = 15 * 60 // seconds
+	diffSteps = 14 * 4  // quarter hours on each side of UTC
+)
+
+var diffTimes = func() (t [2*diffSteps + 1]string) {
+	for i := range t {
+		t[i] = formatDiff((i - diffSteps) * diffStep)
+	}
+	return t
+}()
+
+// formatDiff formats an offset from UTC in seconds as "+05:30".
+func formatDiff(off int) string {
 	sign := byte('+')
 	if off < 0 {
 		sign, off = '-', -off
