@@ -289,8 +289,9 @@ func TestGetAndListClass(t *testing.T) {
 		want := map[string]any{"id": id, "user_id": itoa(e.Domain.ID), "title": "Algebra", "date": "2031-03-10",
 			"start_time": "03:00 PM", "end_time": "04:00 PM", "timezone": "38", "end_date": "0000-00-00", "record": "1",
 			"ispaid": "0", "currency": "usd", "status": "Upcoming", "duration": "3600", "repeat": "0", "seat_attendees": "2",
-			"end_classes_count": "0", "published": "1", "label": "Chihuahua/La Paz/Mazatlan", "privacy": "0", "timezone_label": "(GMT-07:00) Chihuahua/La Paz/Mazatlan",
-			"timezone_country": "America/Mazatlan", "difftime": "-07:00", "isBoard": "2", "isCancel": "0"}
+			"end_classes_count": "0", "published": "1", "label": "Chihuahua/La Paz/Mazatlan", "privacy": "0",
+			"timezone_label": "(GMT-07:00) Chihuahua/La Paz/Mazatlan", "timezone_country": "America/Mazatlan",
+			"difftime": "-07:00", "isBoard": "2", "isCancel": "0"}
 		for k, v := range want {
 			if c[k] != v {
 				t.Errorf("getclass %s = %v, want %v", k, c[k], v)

@@ -26,6 +26,9 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// Texts escaped one after another, without quotes between them, are the
+// JSON string of their concatenation when each but the last is valid
+// UTF-8.
 func TestAppendEscapedJoinsTexts(t *testing.T) {
 	texts := jsonStrings()
 	for i, s := range texts {
