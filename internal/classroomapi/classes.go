@@ -79,6 +79,20 @@ func classFlag(cls *lms.LiveClass, i int) *int {
 	panic("classroomapi: no class flag " + strconv.Itoa(i))
 }
 
+// clockParam sets *dst to the minute after midnight of the time named
+// name, when it was sent.
+func clockParam(p *httpx.Params, name string, dst *int) error {
+	if !p.Has(name) {
+		return nil
+	}
+	minute, err := schedule.ParseClock(p.Get(name))
+	if err != nil {
+		return fail("%s: %v", name, err)
+	}
+	*dst = minute
+	return nil
+}
+
 // timingParams are the parameters that change a class's sittings.
 var timingParams = []string{"date", "start_time", "end_time", "timezone", "is_recurring", "repeat", "weekdays",
 	"end_classes_count", "end_date"}
@@ -147,19 +161,11 @@ func readClass(p *httpx.Params, cls *lms.LiveClass, create bool) (retime bool, e
 		}
 		cls.Date = d.Format(time.DateOnly)
 	}
-	for i, name := range [...]string{"start_time", "end_time"} {
-		if !p.Has(name) {
-			continue
-		}
-		minute, err := schedule.ParseClock(p.Get(name))
-		if err != nil {
-			return false, fail("%s: %v", name, err)
-		}
-		if i == 0 {
-			cls.StartMinute = minute
-		} else {
-			cls.EndMinute = minute
-		}
+	if err := clockParam(p, "start_time", &cls.StartMinute); err != nil {
+		return false, err
+	}
+	if err := clockParam(p, "end_time", &cls.EndMinute); err != nil {
+		return false, err
 	}
 	if p.Has("is_recurring") {
 		rec, err := intParam(p, "is_recurring", 0, 1)
