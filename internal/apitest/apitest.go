@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -278,6 +279,25 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 	e.Domain = e.NewDomain("Domain A")
 	e.Other = e.NewDomain("Domain B")
 	return e
+}
+
+// RawDB opens the test server's database directly, for changes the API does
+// not offer (breaking a row, renaming a user), and gives the placeholder its
+// driver writes for the first argument ("?" or "$1"). On SQLite it waits for
+// the server's own writes (busy_timeout) rather than failing with
+// SQLITE_BUSY. It is closed when the test ends.
+func (e *Env) RawDB() (db *sql.DB, placeholder string) {
+	e.T.Helper()
+	driver, dsn, ph := "sqlite", "file:"+(&url.URL{Path: filepath.Join(e.Main.Config.DataDir, "lectern.db")}).EscapedPath()+"?_pragma=busy_timeout(10000)", "?"
+	if e.Main.Config.DatabaseURL != "" {
+		driver, dsn, ph = "pgx", e.Main.Config.DatabaseURL, "$1"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	e.T.Cleanup(func() { db.Close() })
+	return db, ph
 }
 
 // NewDomain creates a domain in the store.

@@ -2,13 +2,11 @@ package classroomapi_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"encoding/xml"
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -177,17 +175,7 @@ func TestCardDataNeverStored(t *testing.T) {
 		secrets := []string{"4242424242424242", "4242 4242 4242 4242", "4000000000009995", "4242424242424241"}
 		cvcs := []string{"7319", "8642", "5531"}
 
-		var db *sql.DB
-		var err error
-		if e.Backend.URL == "" {
-			db, err = sql.Open("sqlite", filepath.Join(e.Main.Config.DataDir, "lectern.db"))
-		} else {
-			db, err = sql.Open("pgx", e.Main.Config.DatabaseURL)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db, _ := e.RawDB()
 		tablesQ := "SELECT name FROM sqlite_master WHERE type = 'table'"
 		if e.Backend.URL != "" {
 			tablesQ = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"

@@ -3,11 +3,9 @@ package lmsapi_test
 import (
 	"context"
 	"crypto/ed25519"
-	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -124,16 +122,8 @@ func TestCourseCertificateTemplate(t *testing.T) {
 // does not offer (renaming a user).
 func rawExec(t *testing.T, e *Env, q string, args ...any) {
 	t.Helper()
-	driver, dsn := "sqlite", filepath.Join(e.Main.Config.DataDir, "lectern.db")
-	if e.Main.Config.DatabaseURL != "" {
-		driver, dsn = "pgx", e.Main.Config.DatabaseURL
-		q = strings.ReplaceAll(q, "?", "$1")
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, ph := e.RawDB()
+	q = strings.ReplaceAll(q, "?", ph)
 	if _, err := db.Exec(q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

@@ -2,8 +2,6 @@ package lmsapi_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,15 +14,7 @@ import (
 func TestCorruptRowAnswers500(t *testing.T) {
 	Run(t, func(t *testing.T, e *Env) {
 		course := create(t, e, "/courses/create", map[string]any{"course_name": "C"}, "data.course_id")
-		driver, dsn, ph := "sqlite", filepath.Join(e.Main.Config.DataDir, "lectern.db"), "?"
-		if e.Main.Config.DatabaseURL != "" {
-			driver, dsn, ph = "pgx", e.Main.Config.DatabaseURL, "$1"
-		}
-		raw, err := sql.Open(driver, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
+		raw, ph := e.RawDB()
 		if _, err := raw.ExecContext(context.Background(), "UPDATE courses SET updated_at = 'garbage-time' WHERE id = "+ph, course); err != nil {
 			t.Fatal(err)
 		}

@@ -2,11 +2,9 @@ package quizsvc_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -554,21 +552,6 @@ func TestSaveRefusals(t *testing.T) {
 	})
 }
 
-// rawDB opens the test server's database directly (to break a row).
-func rawDB(t *testing.T, e *apitest.Env) *sql.DB {
-	t.Helper()
-	driver, dsn := "sqlite", filepath.Join(e.Main.Config.DataDir, "lectern.db")
-	if e.Main.Config.DatabaseURL != "" {
-		driver, dsn = "pgx", e.Main.Config.DatabaseURL
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // TestSweeperSkipsABrokenAttempt: an attempt that cannot be finished is
 // logged and left; the sweeper still finishes the others.
 func TestSweeperSkipsABrokenAttempt(t *testing.T) {
@@ -587,7 +570,8 @@ func TestSweeperSkipsABrokenAttempt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rawDB(t, e).Exec("UPDATE quiz_attempts SET layout = 'not json' WHERE id = " + fmt.Sprint(broken.ID)); err != nil {
+		db, _ := e.RawDB()
+		if _, err := db.Exec("UPDATE quiz_attempts SET layout = 'not json' WHERE id = " + fmt.Sprint(broken.ID)); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Set(t0.Add(time.Hour))

@@ -28,7 +28,7 @@ func TestCorruptRowsFailLoudly(t *testing.T) {
 			if _, err := st.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db"), "?"
+			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db")+"?_pragma=busy_timeout(10000)", "?"
 			if u != "" {
 				driver, dsn, ph = "pgx", u, "$1"
 			}
@@ -92,7 +92,7 @@ func TestCorruptTimesFailLoudly(t *testing.T) {
 			if _, err := st.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db"), "?"
+			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db")+"?_pragma=busy_timeout(10000)", "?"
 			if u != "" {
 				driver, dsn, ph = "pgx", u, "$1"
 			}
