@@ -288,7 +288,8 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 // SQLITE_BUSY. It is closed when the test ends.
 func (e *Env) RawDB() (db *sql.DB, placeholder string) {
 	e.T.Helper()
-	driver, dsn, ph := "sqlite", "file:"+(&url.URL{Path: filepath.Join(e.Main.Config.DataDir, "lectern.db")}).EscapedPath()+"?_pragma=busy_timeout(10000)", "?"
+	file := (&url.URL{Path: filepath.Join(e.Main.Config.DataDir, "lectern.db")}).EscapedPath()
+	driver, dsn, ph := "sqlite", "file:"+file+"?_pragma=busy_timeout(10000)", "?"
 	if e.Main.Config.DatabaseURL != "" {
 		driver, dsn, ph = "pgx", e.Main.Config.DatabaseURL, "$1"
 	}
