@@ -282,22 +282,29 @@ func Start(t testing.TB, b Backend, opts ...Option) *Env {
 }
 
 // RawDB opens the test server's database directly, for changes the API does
-// not offer (breaking a row, renaming a user), and gives the placeholder its
-// driver writes for the first argument ("?" or "$1"). On SQLite it waits for
-// the server's own writes (busy_timeout) rather than failing with
-// SQLITE_BUSY. It is closed when the test ends.
+// not offer (breaking a row, renaming a user): OpenRaw on its data dir or
+// PostgreSQL database.
 func (e *Env) RawDB() (db *sql.DB, placeholder string) {
 	e.T.Helper()
-	file := (&url.URL{Path: filepath.Join(e.Main.Config.DataDir, "lectern.db")}).EscapedPath()
-	driver, dsn, ph := "sqlite", "file:"+file+"?_pragma=busy_timeout(10000)", "?"
-	if e.Main.Config.DatabaseURL != "" {
-		driver, dsn, ph = "pgx", e.Main.Config.DatabaseURL, "$1"
+	return OpenRaw(e.T, e.Main.Config.DataDir, e.Main.Config.DatabaseURL)
+}
+
+// OpenRaw opens a store's database directly: the PostgreSQL database at
+// databaseURL, or when that is empty the SQLite file in dataDir, waiting
+// for the store's own writes (store.SQLiteDSN) rather than failing with
+// SQLITE_BUSY. It gives the placeholder its driver writes for the first
+// argument ("?" or "$1"), and is closed when the test ends.
+func OpenRaw(t testing.TB, dataDir, databaseURL string) (db *sql.DB, placeholder string) {
+	t.Helper()
+	driver, dsn, ph := "sqlite", store.SQLiteDSN(filepath.Join(dataDir, "lectern.db")), "?"
+	if databaseURL != "" {
+		driver, dsn, ph = "pgx", databaseURL, "$1"
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
-		e.T.Fatal(err)
+		t.Fatal(err)
 	}
-	e.T.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { db.Close() })
 	return db, ph
 }
 

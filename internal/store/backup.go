@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 )
@@ -49,7 +48,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
 // CheckSQLiteFile opens the SQLite database at path read-only and runs
 // SQLite's integrity check on it.
 func CheckSQLiteFile(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite", SQLiteDSN(path)+"&mode=ro")
 	if err != nil {
 		return err
 	}

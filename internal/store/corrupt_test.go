@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +26,7 @@ func TestCorruptRowsFailLoudly(t *testing.T) {
 			if _, err := st.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db")+"?_pragma=busy_timeout(10000)", "?"
-			if u != "" {
-				driver, dsn, ph = "pgx", u, "$1"
-			}
-			raw, err := sql.Open(driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			raw, ph := apitest.OpenRaw(t, dir, u)
 			d, keys, err := st.CreateDomain(ctx, "A")
 			if err != nil {
 				t.Fatal(err)
@@ -92,15 +82,7 @@ func TestCorruptTimesFailLoudly(t *testing.T) {
 			if _, err := st.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			driver, dsn, ph := "sqlite", filepath.Join(dir, "lectern.db")+"?_pragma=busy_timeout(10000)", "?"
-			if u != "" {
-				driver, dsn, ph = "pgx", u, "$1"
-			}
-			raw, err := sql.Open(driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			raw, ph := apitest.OpenRaw(t, dir, u)
 			d, _, err := st.CreateDomain(ctx, "A")
 			if err != nil {
 				t.Fatal(err)

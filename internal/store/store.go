@@ -188,11 +188,19 @@ func openSearchConns(dsn string) (*sql.DB, error) {
 	return db, nil
 }
 
+// SQLiteDSN is the name the "sqlite" driver opens the database file at
+// path by, with a busy timeout: a connection waits up to 10 s for another
+// one's write lock (the group writer's, the checkpointer's) instead of
+// failing with SQLITE_BUSY. More options follow as "&name=value".
+func SQLiteDSN(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(10000)"
+}
+
 func openSQLite(ctx context.Context, path string) (*Store, error) {
 	usePageCacheBlock(readsAtOnce())
-	// busy_timeout first so that the following pragmas wait rather than fail.
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	// busy_timeout (SQLiteDSN's) first so that the following pragmas wait
+	// rather than fail.
+	base := SQLiteDSN(path) + "&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	// The writer checkpoints the log itself only once it holds
 	// writerCheckpointPages; the checkpointer copies it before that
 	// (checkpoint.go).
