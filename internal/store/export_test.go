@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"testing"
 	"time"
 	"unicode/utf8"
 )
@@ -29,6 +30,14 @@ func (s *Store) PointsHistory(ctx context.Context, domainID, userID int64) ([]Po
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// SetPGSortInGo sets, until the test ends, the most matches of a
+// PostgreSQL title search that the store sorts and counts itself.
+func SetPGSortInGo(t testing.TB, n int) {
+	old := pgSortInGo
+	pgSortInGo = n
+	t.Cleanup(func() { pgSortInGo = old })
 }
 
 // TitlePasses returns how many passes the title indexer has begun with

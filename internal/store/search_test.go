@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -263,6 +264,16 @@ func TestPostgresGenericSearchFindsWhatThePlannedOneFinds(t *testing.T) {
 	for n := 150; n < 160; n++ {
 		mk(small.ID, fmt.Sprintf("Algebra %d", n))
 	}
+	// A renamed class's row moves to the end of the table, so the matches
+	// of "algebra 10" are not read in id order: they must be sorted.
+	first := slices.Min(slices.Collect(maps.Keys(titles[big.ID])))
+	if _, err := st.EditLiveClass(ctx, big.ID, first, func(c *lms.LiveClass) ([]lms.Occurrence, error) {
+		c.Title = "Algebra 1000"
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	titles[big.ID][first] = "Algebra 1000"
 	conns := st.SearchConns()
 	var mode string
 	if err := conns.QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_generic_plan" {
@@ -316,6 +327,16 @@ func TestPostgresGenericSearchFindsWhatThePlannedOneFinds(t *testing.T) {
 	}
 	if n := opened(); n == base {
 		t.Error("no search of the big domain went to the search connections")
+	}
+	// Every search above had few enough matches for the store to sort and
+	// count them; with more than 5, PostgreSQL sorts and counts, on both
+	// kinds of plan.
+	store.SetPGSortInGo(t, 5)
+	for _, q := range []string{"Algebra 157", "algebra 15"} {
+		check(small.ID, q)
+	}
+	for _, q := range []string{"Algebra 157", "ALGEBRA 1", "geometry 19", "Geometry 1999", "ebra 10"} {
+		check(big.ID, q)
 	}
 }
 
