@@ -264,8 +264,9 @@ func TestPostgresGenericSearchFindsWhatThePlannedOneFinds(t *testing.T) {
 	for n := 150; n < 160; n++ {
 		mk(small.ID, fmt.Sprintf("Algebra %d", n))
 	}
-	// A renamed class's row moves to the end of the table, so the matches
-	// of "algebra 10" are not read in id order: they must be sorted.
+	// The first class renamed: its row's new version is written after the
+	// others, so the matches of "ebra 10" and "ALGEBRA 1" are not read in
+	// id order and must be sorted.
 	first := slices.Min(slices.Collect(maps.Keys(titles[big.ID])))
 	if _, err := st.EditLiveClass(ctx, big.ID, first, func(c *lms.LiveClass) ([]lms.Occurrence, error) {
 		c.Title = "Algebra 1000"
