@@ -27,14 +27,27 @@ type scenario struct {
 	next     func(c config, f fixture, conn, i int) request
 }
 
-// defaultScenarios is the order the scenarios run in each round.
+// apart reports whether s is sent to the bare handlers of another
+// process (-bare-addr) rather than to the server measured.
+func (s scenario) apart() bool {
+	return slices.ContainsFunc(apartScenarios, func(a scenario) bool { return a.name == s.name })
+}
+
+// defaultScenarios is the order the scenarios run in each round: the
+// issue's rows. The others (floorScenarios) run when named.
 var defaultScenarios = []string{
 	"getuser", "courses/get", "courses/list", "users/list", "users/create",
 	"getclass", "getclasslaunch", "listclass-first", "listclass-last", "listclass-crawl", "listclass-search", "schedule",
 }
 
+// floorScenarios measure what any server costs before its own work: the
+// bare handlers in a process of their own (-bare-addr, served by
+// lectern-bench -serve-bare), and the server's /healthz, which goes
+// through its middleware and no API.
+var floorScenarios = []string{"bare-get-apart", "bare-post-apart", "healthz"}
+
 func scenarioByName(name string) (scenario, bool) {
-	for _, s := range scenarios {
+	for _, s := range slices.Concat(scenarios, apartScenarios) {
 		if s.name == name {
 			return s, true
 		}
@@ -86,6 +99,7 @@ var scenarios = []scenario{
 		return vcReq(c, "schedule", url.Values{"title": {fmt.Sprintf("Load %s %d %d", f.RunTag, conn, i)},
 			"timezone": {"28"}, "date": {"2031-03-10"}, "start_time": {"03:00 PM"}, "end_time": {"04:00 PM"}})
 	}},
+	{"healthz", "bare-get", func(config, fixture, int, int) request { return request{method: "GET", path: "/healthz"} }},
 }
 
 // pick returns the id the i-th request of connection conn reads: the
@@ -129,13 +143,45 @@ type report struct {
 	Classes     int64     `json:"classes"`
 	LoadAverage string    `json:"load_average,omitempty"`
 	Slice       string    `json:"slice,omitempty"`
+	BareAddr    string    `json:"bare_addr,omitempty"` // the bare handlers of another process
 	Started     time.Time `json:"started"`
 	Results     []result  `json:"results"`
 }
 
-// bareServer is the in-process comparison: a plain net/http handler that
-// reads the request and writes a small JSON answer, on loopback.
+// bareServer is the in-process comparison: bareHandler on loopback.
 func bareServer() (*http.Server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: bareHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return srv, "http://" + ln.Addr().String(), nil
+}
+
+// serveBare serves bareHandler on addr until ctx ends: the bare handlers
+// in a process of their own, for the -apart scenarios of another
+// lectern-bench (-bare-addr).
+func serveBare(ctx context.Context, addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("-serve-bare: %w", err)
+	}
+	srv := &http.Server{Handler: bareHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Fprintf(stderr, "bare handlers on http://%s (GET /get, POST /post) until interrupted\n", ln.Addr())
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// bareHandler is a plain net/http handler that reads the request and
+// writes a small JSON answer: GET /get and POST /post.
+func bareHandler() http.Handler {
 	var n atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /get", func(w http.ResponseWriter, r *http.Request) {
@@ -151,21 +197,26 @@ func bareServer() (*http.Server, string, error) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"message": "User created", "id": n.Add(1)})
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", err
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	return srv, "http://" + ln.Addr().String(), nil
+	return mux
 }
 
 var bareScenarios = []scenario{
-	{"bare-get", "", func(config, fixture, int, int) request { return request{method: "GET", path: "/get"} }},
-	{"bare-post", "", func(_ config, _ fixture, conn, i int) request {
-		return request{method: "POST", path: "/post", ctype: "application/json",
-			body: fmt.Appendf(nil, `{"username":"u%d_%d","email":"u%d_%d@example.com"}`, conn, i, conn, i)}
-	}},
+	{"bare-get", "", bareGet},
+	{"bare-post", "", barePost},
+}
+
+// apartScenarios are the bare handlers again, served by another process
+// (-bare-addr) and compared with the ones in this process.
+var apartScenarios = []scenario{
+	{"bare-get-apart", "bare-get", bareGet},
+	{"bare-post-apart", "bare-post", barePost},
+}
+
+func bareGet(config, fixture, int, int) request { return request{method: "GET", path: "/get"} }
+
+func barePost(_ config, _ fixture, conn, i int) request {
+	return request{method: "POST", path: "/post", ctype: "application/json",
+		body: fmt.Appendf(nil, `{"username":"u%d_%d","email":"u%d_%d@example.com"}`, conn, i, conn, i)}
 }
 
 // measure runs every round: the two bare handlers, then each scenario.
@@ -176,12 +227,17 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 	}
 	defer srv.Close()
 	bare := newClient(bareURL, c.Conns)
+	var apart *client // the bare handlers of another process
+	if c.BareAddr != "" {
+		apart = newClient(c.BareAddr, c.Conns)
+	}
 
 	rep := report{Addr: c.Addr, Conns: c.Conns, Duration: c.Duration.String(), Rounds: c.Rounds,
 		Users: f.Users, Courses: f.Courses, Classes: f.Classes, Started: time.Now().UTC(), LoadAverage: loadAverage()}
 	if c.Slice > 0 {
 		rep.Slice = c.Slice.String()
 	}
+	rep.BareAddr = c.BareAddr
 	var list []scenario
 	list = append(list, bareScenarios...)
 	for _, name := range c.Scenarios {
@@ -211,8 +267,11 @@ func measure(ctx context.Context, cl *client, c config, f fixture, progress io.W
 				return rep, err
 			}
 			target := cl
-			if s.baseline == "" {
+			switch {
+			case s.baseline == "":
 				target = bare
+			case s.apart():
+				target = apart
 			}
 			if s.name == "listclass-last" {
 				// The last page of the classes there are now: the
@@ -431,6 +490,9 @@ func printTable(w io.Writer, rep report) {
 		rep.Addr, rep.Conns, rep.Duration, rep.Rounds, rep.Users, rep.Courses, rep.Classes, rep.LoadAverage)
 	if rep.Slice != "" {
 		fmt.Fprintf(w, "each scenario in slices of %s, each after a slice of its bare handler, and compared with those\n", rep.Slice)
+	}
+	if rep.BareAddr != "" {
+		fmt.Fprintf(w, "-apart: the bare handlers of another process, at %s\n", rep.BareAddr)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50 ms\tp99 ms\terrors\tvs bare\tserver µs/req\ttool µs/req\t")

@@ -4,14 +4,19 @@
 // bare net/http handler started in the same process, and prints requests
 // per second, p50, p99 and errors as a table and, with -json, as JSON.
 //
-// It talks only to the address it is given, and every phase is bounded in
-// time. Start the server with --rate-limit 0, or the per-key limit is what
+// It talks only to the addresses it is given (-addr, and -bare-addr when
+// set), and every phase is bounded in time. Start the server with --rate-limit 0, or the per-key limit is what
 // gets measured:
 //
 //	lectern domain create --name bench          # prints the keys
 //	lectern serve --rate-limit 0 &
 //	LECTERN_BENCH_LMS_KEY=lk_... LECTERN_BENCH_CLASSROOM_KEY=ck_... \
 //	  lectern-bench -addr http://127.0.0.1:8080 -domain 1 -classes 100000
+//
+// With -serve-bare ADDR it only serves the bare handlers on ADDR, so that
+// another run can compare them in a process of their own (-bare-addr and
+// the scenarios bare-get-apart and bare-post-apart) with the ones in its
+// own process.
 //
 // See docs/performance.md.
 package main
@@ -26,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,6 +74,9 @@ type config struct {
 	// slices: a machine whose speed drifts within a run then moves both
 	// sides of the ratio alike.
 	Slice time.Duration
+	// BareAddr is the base URL of bare handlers served by another process
+	// (lectern-bench -serve-bare), for the -apart scenarios.
+	BareAddr string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -75,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var c config
 	var scen string
-	fs.StringVar(&c.Addr, "addr", "http://127.0.0.1:8080", "base URL of the Lectern server to measure (the only address contacted)")
+	fs.StringVar(&c.Addr, "addr", "http://127.0.0.1:8080", "base URL of the Lectern server to measure (the only address contacted, besides -bare-addr)")
 	fs.Int64Var(&c.DomainID, "domain", 0, "domain id the keys belong to")
 	fs.StringVar(&c.LMSKey, "lms-key", os.Getenv("LECTERN_BENCH_LMS_KEY"), "LMS API key (env LECTERN_BENCH_LMS_KEY; prefer the environment)")
 	fs.StringVar(&c.ClassroomKey, "classroom-key", os.Getenv("LECTERN_BENCH_CLASSROOM_KEY"), "classroom API key (env LECTERN_BENCH_CLASSROOM_KEY)")
@@ -91,9 +100,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.Progress, "progress", true, "show a progress bar while seeding")
 	fs.IntVar(&c.Spread, "spread", 1, "users, courses and classes the point reads (getuser, courses/get, getclass) cycle over; 1 reads one record of each again and again")
 	fs.IntVar(&c.ServerPID, "server-pid", 0, "process id of the server when it runs on this machine (Linux): report its CPU time per request, steadier than req/s on a shared machine")
+	fs.StringVar(&c.BareAddr, "bare-addr", "", "base URL of the bare handlers of another process (lectern-bench -serve-bare), for the scenarios bare-get-apart and bare-post-apart")
+	serveBareAddr := fs.String("serve-bare", "", "only serve the bare handlers on this host:port until interrupted, for another run's -bare-addr")
 	fs.DurationVar(&c.Slice, "slice", 0, "run each scenario in slices of this length, each after a slice of its bare handler, and compare it with those (steadier ratios on a machine whose speed drifts); 0 compares with the bare runs at the start of each round")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *serveBareAddr != "" {
+		return serveBare(ctx, *serveBareAddr, stderr)
 	}
 	if err := c.check(); err != nil {
 		return err
@@ -106,8 +120,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if s == "" {
 			continue
 		}
-		if _, ok := scenarioByName(s); !ok {
-			return fmt.Errorf("-scenarios: unknown scenario %q (known: %s)", s, strings.Join(defaultScenarios, ", "))
+		sc, ok := scenarioByName(s)
+		if !ok {
+			return fmt.Errorf("-scenarios: unknown scenario %q (known: %s)", s, strings.Join(slices.Concat(defaultScenarios, floorScenarios), ", "))
+		}
+		if sc.apart() && c.BareAddr == "" {
+			return fmt.Errorf("-scenarios: %s needs -bare-addr, the bare handlers of another process (lectern-bench -serve-bare)", s)
 		}
 		c.Scenarios = append(c.Scenarios, s)
 	}
@@ -149,6 +167,13 @@ func (c *config) check() error {
 		return fmt.Errorf("-addr: want a base URL such as http://127.0.0.1:8080, got %q", c.Addr)
 	}
 	c.Addr = strings.TrimRight(c.Addr, "/")
+	if c.BareAddr != "" {
+		u, err := url.Parse(c.BareAddr)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			return fmt.Errorf("-bare-addr: want a base URL such as http://127.0.0.1:8090, got %q", c.BareAddr)
+		}
+		c.BareAddr = strings.TrimRight(c.BareAddr, "/")
+	}
 	switch {
 	case c.DomainID <= 0:
 		return errors.New("-domain: give the id of the domain the keys belong to (lectern domain create prints it)")

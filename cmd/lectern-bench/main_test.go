@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,6 +154,87 @@ func TestSlices(t *testing.T) {
 	})
 }
 
+// The floor scenarios: the -apart ones go to the bare handlers at
+// -bare-addr (and only there), each compared with the same handler in
+// this process; healthz goes to the server measured.
+func TestFloorScenarios(t *testing.T) {
+	apitest.Run(t, func(t *testing.T, e *apitest.Env) {
+		var served atomic.Int64
+		bare := bareHandler()
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served.Add(1)
+			bare.ServeHTTP(w, r)
+		}))
+		defer other.Close()
+		rep, stdout, _ := benchRun(t, e, "-d", "60ms", "-slice", "30ms", "-rounds", "1", "-bare-addr", other.URL,
+			"-scenarios", "bare-get-apart,bare-post-apart,healthz", "-server-pid", fmt.Sprint(os.Getpid()))
+		if rep.BareAddr != other.URL {
+			t.Errorf("bare_addr %q in the JSON, want %q", rep.BareAddr, other.URL)
+		}
+		var apart int64
+		for _, r := range rep.Results {
+			if r.Errors != 0 || r.Requests == 0 {
+				t.Errorf("%s: %d errors in %d requests", r.Scenario, r.Errors, r.Requests)
+			}
+			switch r.Scenario {
+			case "bare-get-apart", "bare-post-apart", "healthz":
+				if r.Ratio <= 0 || len(r.SliceBaselineRates) == 0 {
+					t.Errorf("%s: ratio %v beside %v; want one to the bare handler of this process", r.Scenario, r.Ratio, r.SliceBaselineRates)
+				}
+			}
+			if strings.HasSuffix(r.Scenario, "-apart") {
+				apart += r.Requests
+				if r.ServerCPUus != 0 {
+					t.Errorf("%s: server CPU %v µs a request: the server measured did not answer it", r.Scenario, r.ServerCPUus)
+				}
+			}
+		}
+		if apart == 0 || served.Load() != apart {
+			t.Errorf("the other process's bare handlers answered %d requests, the -apart scenarios sent %d", served.Load(), apart)
+		}
+		if !strings.Contains(stdout, "another process, at "+other.URL) || !strings.Contains(stdout, "healthz") {
+			t.Errorf("the table names neither the other process's address nor healthz:\n%s", stdout)
+		}
+	})
+}
+
+// -serve-bare serves the bare handlers until its context ends, and
+// nothing else.
+func TestServeBare(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-serve-bare", "127.0.0.1:0"}, io.Discard, w) }()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, r)
+	base, _, _ := strings.Cut(strings.TrimPrefix(line, "bare handlers on "), " ")
+	resp, err := http.Get(base + "/get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || got["message"] != "User found" {
+		t.Fatalf("GET /get: %d %v %v", resp.StatusCode, got, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("-serve-bare ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("-serve-bare did not stop when its context ended")
+	}
+	if _, err := http.Get(base + "/get"); err == nil {
+		t.Error("the bare handlers still answer after -serve-bare stopped")
+	}
+}
+
 // With -spread, the seed finds that many distinct records of each kind,
 // and the point reads cycle over them, every one of which the server
 // finds.
@@ -223,6 +306,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-spread", "1001"}, "-spread"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-slice", "-1s"}, "-slice"},
 		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-d", "1s", "-slice", "2s"}, "-slice"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-scenarios", "bare-get-apart"}, "-bare-addr"},
+		{[]string{"-domain", "1", "-lms-key", "k", "-classroom-key", "k", "-bare-addr", "127.0.0.1:8090"}, "-bare-addr"},
 	} {
 		err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

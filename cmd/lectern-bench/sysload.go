@@ -25,9 +25,9 @@ func loadAverage() string {
 
 // serverCPU is the measured server's CPU time so far, for a scenario sent
 // to it with -server-pid; 0 otherwise (the bare handlers run in this
-// process).
+// process, or with -apart in another).
 func serverCPU(c config, s scenario) (time.Duration, error) {
-	if c.ServerPID <= 0 || s.baseline == "" {
+	if c.ServerPID <= 0 || s.baseline == "" || s.apart() {
 		return 0, nil
 	}
 	return processCPU(c.ServerPID)
