@@ -5,18 +5,18 @@
 // per second, p50, p99 and errors as a table and, with -json, as JSON.
 //
 // It talks only to the addresses it is given (-addr, and -bare-addr when
-// set), and every phase is bounded in time. Start the server with --rate-limit 0, or the per-key limit is what
-// gets measured:
+// set), and every phase is bounded in time. Start the server with
+// --rate-limit 0, or the per-key limit is what gets measured:
 //
 //	lectern domain create --name bench          # prints the keys
 //	lectern serve --rate-limit 0 &
 //	LECTERN_BENCH_LMS_KEY=lk_... LECTERN_BENCH_CLASSROOM_KEY=ck_... \
 //	  lectern-bench -addr http://127.0.0.1:8080 -domain 1 -classes 100000
 //
-// With -serve-bare ADDR it only serves the bare handlers on ADDR, so that
-// another run can compare them in a process of their own (-bare-addr and
-// the scenarios bare-get-apart and bare-post-apart) with the ones in its
-// own process.
+// With -serve-bare ADDR it only serves the bare handlers on ADDR, until
+// interrupted, so that another run can compare them in a process of their
+// own (-bare-addr and the scenarios bare-get-apart and bare-post-apart)
+// with the ones in its own process.
 //
 // See docs/performance.md.
 package main

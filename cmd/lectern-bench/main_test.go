@@ -202,6 +202,7 @@ func TestFloorScenarios(t *testing.T) {
 // nothing else.
 func TestServeBare(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	r, w := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"-serve-bare", "127.0.0.1:0"}, io.Discard, w) }()
