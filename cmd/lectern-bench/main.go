@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.Conns, "c", 32, "connections (closed loop: each sends its next request when the last is answered)")
 	fs.DurationVar(&c.Duration, "d", 5*time.Second, "how long each scenario runs in each round")
 	fs.IntVar(&c.Rounds, "rounds", 3, "rounds; the scenarios are interleaved in each, and the median rate is reported")
-	fs.StringVar(&scen, "scenarios", strings.Join(defaultScenarios, ","), "comma-separated scenarios to run, or 'all'")
+	fs.StringVar(&scen, "scenarios", strings.Join(defaultScenarios, ","), "comma-separated scenarios to run, or 'all' (this default list); "+strings.Join(floorScenarios, ", ")+" run only when named")
 	fs.StringVar(&c.JSONPath, "json", "", "also write the results as JSON to this file ('-' for standard output)")
 	fs.BoolVar(&c.Progress, "progress", true, "show a progress bar while seeding")
 	fs.IntVar(&c.Spread, "spread", 1, "users, courses and classes the point reads (getuser, courses/get, getclass) cycle over; 1 reads one record of each again and again")
