@@ -209,6 +209,9 @@ func (s *Store) Wrote() { s.wrote() }
 // from a generic plan (openSearchConns); nil on SQLite.
 func (s *Store) SearchConns() *sql.DB { return s.sdb }
 
+// ReadConns returns the connections the store reads through.
+func (s *Store) ReadConns() *sql.DB { return s.rdb }
+
 // TitleSearchWindow returns the part of text a PostgreSQL title search
 // asks the trigram index for (titlestats.go).
 func (s *Store) TitleSearchWindow(ctx context.Context, text string) string {

@@ -331,9 +331,10 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 		return rows(), err
 	}
 	vs, held, err := cachedPage(ctx, s, c, p.domainID, ids, gen, size, idOf, func(ctx context.Context, ids []int64) ([]V, error) {
-		args := append(append([]any{p.domainID}, p.args...), ids[0], ids[len(ids)-1])
+		cond, idArgs := idsCond(d, ids)
+		args := append(append([]any{p.domainID}, p.args...), idArgs...)
 		err := scanRows(ctx, d, "SELECT "+p.cols+" FROM "+p.table+" WHERE domain_id = ?"+p.filter+
-			" AND id BETWEEN ? AND ? ORDER BY id", args, scan)
+			" AND id "+cond+" ORDER BY id", args, scan)
 		return rows(), err
 	})
 	if err == nil {

@@ -490,3 +490,84 @@ func TestUserPagesThroughTheCache(t *testing.T) {
 		}
 	}
 }
+
+// A crawl through a long listing of classes on PostgreSQL, each page read
+// from the database by its ids, runs statements that PostgreSQL plans once
+// for the connection after their fifth run (pg_prepared_statements counts
+// them), not at each run: read as a range of ids, a page's classes were
+// planned again every time, more than half of PostgreSQL's CPU for a page.
+// The plan made once is weighed against the table's size, so the table
+// holds thousands of classes.
+func TestPostgresCrawlPlannedOnce(t *testing.T) {
+	store.SetDirectPageOffset(t, 4)
+	ctx := context.Background()
+	st := apitest.OpenStore(t, apitest.Postgres(t))
+	d, _, err := st.CreateDomain(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	first, err := st.CreateLiveClass(ctx, d.ID, lms.LiveClass{Title: "Class 0", Date: "2030-01-02",
+		StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+		Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Copies of the first class, in SQL (thousands through the store take
+	// minutes), every other one published, each with the first's sitting.
+	conns := st.ReadConns()
+	for _, q := range []string{
+		`INSERT INTO live_classes (domain_id, owner_user_id, title, date, start_minute, end_minute, timezone_name,
+			currency, published, created_at, updated_at)
+		SELECT domain_id, owner_user_id, 'Class ' || g.i, date, start_minute, end_minute, timezone_name,
+			currency, g.i % 2, created_at, updated_at
+		FROM live_classes, generate_series(1, 3000) AS g(i) WHERE id = $1`,
+		`INSERT INTO class_occurrences (domain_id, class_id, seq, starts_at, ends_at)
+		SELECT o.domain_id, c.id, o.seq, o.starts_at, o.ends_at FROM live_classes c, class_occurrences o
+		WHERE o.class_id = $1 AND c.domain_id = o.domain_id AND c.id > $1`,
+	} {
+		if _, err := conns.ExecContext(ctx, q, first.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := conns.ExecContext(ctx, "ANALYZE live_classes, class_occurrences"); err != nil {
+		t.Fatal(err)
+	}
+	// One connection, so that every statement of the crawl is prepared on
+	// the one the check below reads.
+	conns.SetMaxOpenConns(1)
+	// Pages a class apart: each has one class not in memory yet, read from
+	// the database with the same statement every time.
+	for _, f := range []store.ClassFilter{{WithOccurrences: true}, {WithOccurrences: true, PublishedOnly: true}} {
+		for off := 1000; off < 1016; off++ {
+			page, total, err := st.ListLiveClasses(ctx, d.ID, f, store.Page{Offset: off, Limit: 10})
+			if err != nil || len(page) != 10 || total < 1500 {
+				t.Fatalf("%+v page at %d: %d classes of %d, %v", f, off, len(page), total, err)
+			}
+		}
+	}
+	rows, err := conns.QueryContext(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement LIKE '%live_classes%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ran := 0
+	for rows.Next() {
+		var q string
+		var generic, custom int64
+		if err := rows.Scan(&q, &generic, &custom); err != nil {
+			t.Fatal(err)
+		}
+		ran += int(generic + custom)
+		if custom > 5 {
+			t.Errorf("planned again at each of %d runs (%d from the plan made once): %s", custom, generic, q)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ran < 32 {
+		t.Fatalf("the crawl ran %d prepared statements on the connection checked; it reads 32 pages", ran)
+	}
+}

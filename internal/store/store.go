@@ -652,3 +652,22 @@ func inIDs(ids []int64) (string, []any) {
 	}
 	return placeholders(n), args
 }
+
+// idsCond returns a condition on id, to follow "id ", and its arguments,
+// that holds for the rows of ids (ascending, not empty) and, on SQLite,
+// for the others between the first and the last: there the range is one
+// seek and a short scan. On PostgreSQL it is "IN (...)" (inIDs): a
+// prepared statement is planned for its parameters' values at each of its
+// first five runs, and after that with a plan made once when that plan
+// costs about as much, which for a range of parameters it never does (it
+// is costed as a two-hundredth of the table, 500 rows at 100,000
+// classes). Each page read through a range was planned again, more than
+// half of PostgreSQL's CPU for the page (docs/performance.md,
+// "Forty-third pass").
+func idsCond(d db, ids []int64) (string, []any) {
+	if d.pg {
+		in, args := inIDs(ids)
+		return "IN (" + in + ")", args
+	}
+	return "BETWEEN ? AND ?", []any{ids[0], ids[len(ids)-1]}
+}
