@@ -495,7 +495,8 @@ func TestUserPagesThroughTheCache(t *testing.T) {
 // from the database by its ids, runs statements that PostgreSQL plans once
 // for the connection after their fifth run (pg_prepared_statements counts
 // them), not at each run: read as a range of ids, a page's classes were
-// planned again every time, more than half of PostgreSQL's CPU for a page.
+// planned again every time, about two fifths of PostgreSQL's CPU for a
+// page.
 // The plan made once is weighed against the table's size, so the table
 // holds thousands of classes.
 func TestPostgresCrawlPlannedOnce(t *testing.T) {

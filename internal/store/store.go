@@ -661,8 +661,8 @@ func inIDs(ids []int64) (string, []any) {
 // first five runs, and after that with a plan made once when that plan
 // costs about as much, which for a range of parameters it never does (it
 // is costed as a two-hundredth of the table, 500 rows at 100,000
-// classes). Each page read through a range was planned again, more than
-// half of PostgreSQL's CPU for the page (docs/performance.md,
+// classes). Each page read through a range was planned again, about two
+// fifths of PostgreSQL's CPU for the page (docs/performance.md,
 // "Forty-third pass").
 func idsCond(d db, ids []int64) (string, []any) {
 	if d.pg {
