@@ -496,9 +496,8 @@ func TestUserPagesThroughTheCache(t *testing.T) {
 // for the connection after their fifth run (pg_prepared_statements counts
 // them), not at each run: read as a range of ids, a page's classes were
 // planned again every time, about two fifths of PostgreSQL's CPU for a
-// page.
-// The plan made once is weighed against the table's size, so the table
-// holds thousands of classes.
+// page. The plan made once is weighed against the table's size, so the
+// table holds thousands of classes.
 func TestPostgresCrawlPlannedOnce(t *testing.T) {
 	store.SetDirectPageOffset(t, 4)
 	ctx := context.Background()
