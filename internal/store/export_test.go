@@ -247,3 +247,20 @@ func (s *Store) TakeSearchPlaces() (giveBack func()) {
 func (s *Store) UserIDsAbove(ctx context.Context, domainID, after int64, chunk int) (int64, []int64, error) {
 	return idsAbove(ctx, s.read(), "users", domainID, "users", after, chunk)
 }
+
+// ReadAhead is how many classes a page of a listing read in order reads
+// when it reads any (readAhead).
+const ReadAhead = readAhead
+
+// ListedClassesInMemory returns how many of the classes ids the record
+// cache of listed classes holds as read at the store's generation.
+func (s *Store) ListedClassesInMemory(domainID int64, ids []int64) int {
+	gen, now := s.gen.Load(), s.recordClock()
+	n := 0
+	for _, id := range ids {
+		if _, ok := s.listedClasses.get(recordKey{domainID, id}, gen, now); ok {
+			n++
+		}
+	}
+	return n
+}

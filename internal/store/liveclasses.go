@@ -371,7 +371,7 @@ func (s *Store) ListLiveClasses(ctx context.Context, domainID int64, f ClassFilt
 			if cached {
 				// The ids come from the search in any case: whether the
 				// page was in memory says nothing of the next page's cost.
-				classes, _, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, gen, classSize, classID, byID)
+				classes, _, err = cachedPage(ctx, s, &s.listedClasses, domainID, ids, nil, gen, classSize, classID, byID)
 			} else {
 				classes, err = byID(ctx, ids)
 			}

@@ -30,9 +30,15 @@ import (
 const (
 	// RecordCacheTTL is how long a record is served from memory at most.
 	RecordCacheTTL = 2 * time.Second
-	// recordCacheSize bounds each kind's entries; when full, stale ones
-	// are dropped, then arbitrary ones down to three quarters of it.
+	// recordCacheSize bounds each kind's entries (recordCache.size
+	// unless set); when full, stale ones are dropped, then the oldest
+	// down to three quarters of it (makeRoom).
 	recordCacheSize = 512
+	// listedRecordsSize bounds the records that listings keep (users,
+	// classes, course names): a page's, and the next pages' of a listing
+	// read in order (readAhead), for each of the readers crawling
+	// through it (docs/performance.md, "Forty-fourth pass").
+	listedRecordsSize = 2048
 	// recordMaxBytes is the largest record kept (strings and sittings,
 	// roughly counted), so the caches hold a few megabytes at most.
 	recordMaxBytes = 4 << 10
@@ -56,6 +62,8 @@ type recordEntry[V any] struct {
 type recordCache[K comparable, V any] struct {
 	mu sync.RWMutex
 	m  map[K]recordEntry[V]
+	// size bounds the entries; 0 means recordCacheSize.
+	size int
 	// lastGen is the generation of the last entry kept: when it is not
 	// the current one, no entry is current (mayHold).
 	lastGen atomic.Uint64
@@ -156,24 +164,55 @@ func (c *recordCache[K, V]) put(k K, v V, gen uint64, now time.Time, ttl time.Du
 	if c.m == nil {
 		c.m = make(map[K]recordEntry[V])
 	}
-	if _, ok := c.m[k]; !ok && len(c.m) >= recordCacheSize {
-		// A quarter of the entries go at least, so that the walk over
-		// them is made once every so many records kept, not for each (a
-		// crawl through pages keeps ten records a page).
-		for k, e := range c.m {
-			if !e.current(gen, now) {
-				delete(c.m, k)
-			}
-		}
-		for k := range c.m {
-			if len(c.m) <= recordCacheSize*3/4 {
-				break
-			}
-			delete(c.m, k)
-		}
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.capacity() {
+		c.makeRoom(gen, now)
 	}
 	c.m[k] = recordEntry[V]{v: v, gen: gen, expires: now.Add(ttl)}
 	c.lastGen.Store(gen)
+}
+
+// capacity is the most entries c holds.
+func (c *recordCache[K, V]) capacity() int {
+	if c.size > 0 {
+		return c.size
+	}
+	return recordCacheSize
+}
+
+// makeRoom empties a quarter of a full cache at least, so that the walk
+// over its entries is made once every so many records kept, not for each
+// (a crawl through pages keeps ten records a page or more). Stale entries
+// go first, then the oldest: entries are kept for the same time, so those
+// that expire first were kept first, and records read ahead of a listing's
+// reader (readAhead) stay until the reader comes to them. The oldest are
+// found by cuts between the first and the last expiry, a quarter of the
+// way at a time; the last cut drops any entry. c.mu is held.
+func (c *recordCache[K, V]) makeRoom(gen uint64, now time.Time) {
+	keep := c.capacity() * 3 / 4
+	var first, last time.Time
+	for k, e := range c.m {
+		if !e.current(gen, now) {
+			delete(c.m, k)
+			continue
+		}
+		if first.IsZero() || e.expires.Before(first) {
+			first = e.expires
+		}
+		if e.expires.After(last) {
+			last = e.expires
+		}
+	}
+	for step := time.Duration(1); len(c.m) > keep && step <= 4; step++ {
+		cut := first.Add(last.Sub(first) * step / 4)
+		for k, e := range c.m {
+			if len(c.m) <= keep {
+				break
+			}
+			if step == 4 || e.expires.Before(cut) {
+				delete(c.m, k)
+			}
+		}
+	}
 }
 
 // wrote marks a write transaction committed (or given up): every record
@@ -210,7 +249,10 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 // cachedPage returns the records of ids, the ids of a page in ascending
 // order, from c where it holds them as read at gen (the generation taken
 // before the ids were read), and how many it held; it reads the others
-// with one call of load.
+// with one call of load. When it reads any, that call also reads those of
+// ahead (ids after the page's, in ascending order, the next pages of a
+// listing read in order: readAhead) not in memory, and keeps them; they
+// are not returned.
 // load returns records by ascending id, those of the ids it is given and
 // possibly others between them, which are ignored; what it reads is kept
 // as cachedRecord keeps it, and the slice it returns is handed back to
@@ -223,7 +265,7 @@ func cachedRecord[K comparable, V any](ctx context.Context, s *Store, c *recordC
 // directly instead, and keep what they read (keepPage), unless the cache
 // is likely to hold most of it (pagesByID); see docs/performance.md,
 // "Eleventh pass".
-func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, V], domainID int64, ids []int64, gen uint64,
+func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, V], domainID int64, ids, ahead []int64, gen uint64,
 	size func(V) int, idOf func(V) int64, load func(ctx context.Context, ids []int64) ([]V, error)) (_ []V, held int, err error) {
 	now := s.recordClock()
 	out := c.pageSlice(len(ids))[:len(ids)]
@@ -246,19 +288,36 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 			missing = append(missing, id)
 		}
 	}
+	pageMissing := len(missing)
+	if pageMissing > 0 {
+		for _, id := range ahead {
+			if e, ok := c.m[recordKey{domainID, id}]; !ok || !e.current(gen, now) {
+				missing = append(missing, id)
+			}
+		}
+	}
 	c.mu.RUnlock()
 	if len(missing) > 0 {
 		read, err := load(ctx, missing)
 		if err != nil {
 			return nil, 0, err
 		}
-		i := 0
+		i, j := 0, 0
 		for _, v := range read {
 			id := idOf(v)
 			for i < len(ids) && ids[i] < id {
 				i++
 			}
-			if i == len(ids) || ids[i] != id || have[i] {
+			if i == len(ids) { // past the page: one read ahead?
+				for j < len(ahead) && ahead[j] < id {
+					j++
+				}
+				if j < len(ahead) && ahead[j] == id && size(v) <= recordMaxBytes {
+					c.put(recordKey{domainID, id}, v, gen, now, s.recordTTL)
+				}
+				continue
+			}
+			if ids[i] != id || have[i] {
 				continue
 			}
 			out[i], have[i] = v, true
@@ -275,7 +334,7 @@ func cachedPage[V any](ctx context.Context, s *Store, c *recordCache[recordKey, 
 			n++
 		}
 	}
-	return out[:n], len(ids) - len(missing), nil
+	return out[:n], len(ids) - pageMissing, nil
 }
 
 // keepPage keeps the records of a page read directly at generation gen,
@@ -302,8 +361,9 @@ func keepPage[V any](s *Store, c *recordCache[recordKey, V], domainID int64, vs 
 // (keepPage). scan appends a row of p.cols to the caller's slice, which
 // rows returns; records not in memory are read as the rows of p's filter
 // between the first and last missing id, a range of the index (an IN list
-// of ids costs SQLite a temporary table). gen is the generation taken
-// before the page's total.
+// of ids costs SQLite a temporary table), with those of the next pages
+// when the listing is read in order and its ids come from memory
+// (splitWindow). gen is the generation taken before the page's total.
 func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[recordKey, V], p page, gen uint64,
 	size func(V) int, idOf func(V) int64, scan func(*sql.Rows) error, rows func() []V) ([]V, error) {
 	direct := func() ([]V, error) {
@@ -320,8 +380,11 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 	// A deep page goes through the ids in memory even when its records
 	// are not (a crawl through a long listing): its rows are then read as
 	// a range of ids rather than by stepping over every row before it.
-	ids, indexed, err := s.listedIDs(ctx, d, p, gen)
-	if err == nil && !indexed {
+	ids, indexed, err := s.listedIDs(ctx, d, p.window(), gen)
+	var ahead []int64
+	if err == nil && indexed {
+		ids, ahead = splitWindow(s, c, p, ids, gen)
+	} else if err == nil {
 		if !byID {
 			return direct()
 		}
@@ -330,7 +393,7 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 	if err != nil || len(ids) == 0 {
 		return rows(), err
 	}
-	vs, held, err := cachedPage(ctx, s, c, p.domainID, ids, gen, size, idOf, func(ctx context.Context, ids []int64) ([]V, error) {
+	vs, held, err := cachedPage(ctx, s, c, p.domainID, ids, ahead, gen, size, idOf, func(ctx context.Context, ids []int64) ([]V, error) {
 		cond, idArgs := idsCond(d, ids)
 		args := append(append([]any{p.domainID}, p.args...), idArgs...)
 		err := scanRows(ctx, d, "SELECT "+p.cols+" FROM "+p.table+" WHERE domain_id = ?"+p.filter+
@@ -341,4 +404,46 @@ func cachedListPage[V any](ctx context.Context, s *Store, d db, c *recordCache[r
 		c.notePage(held, len(ids))
 	}
 	return vs, err
+}
+
+// readAhead is how many records a page of a listing read in order reads
+// when it reads any: its own and those of the pages after it, which the
+// next requests then find in memory. A crawl through a long listing reads
+// pages of ten (listclass's default), and each read costs the database
+// far more to set up than a row: on PostgreSQL about 145 µs of its CPU a
+// page of ten classes, most of it before the first row
+// (docs/performance.md, "Forty-fourth pass").
+const readAhead = 40
+
+// window is p with the id before it and those of the pages after it,
+// readAhead ids with p's own, for splitWindow; a listing's first page
+// (which has no page before it) is p alone.
+func (p page) window() page {
+	if p.offset == 0 {
+		return p
+	}
+	w := p
+	w.offset--
+	w.limit += 1 + max(readAhead-p.limit, 0)
+	return w
+}
+
+// splitWindow splits ids, those of p.window(), into p's and the ones after
+// them that cachedPage is to read ahead. It reads ahead only when the
+// record before the page is in memory as read at gen: the page before was
+// read a moment ago, so the listing is likely read in order. A page read
+// alone, or again and again (a listing's first page), reads no more than
+// itself.
+func splitWindow[V any](s *Store, c *recordCache[recordKey, V], p page, ids []int64, gen uint64) (own, ahead []int64) {
+	if p.offset == 0 {
+		return ids, nil
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	own = ids[1:min(1+p.limit, len(ids))]
+	if _, ok := c.get(recordKey{p.domainID, ids[0]}, gen, s.recordClock()); !ok {
+		return own, nil
+	}
+	return own, ids[1+len(own):]
 }

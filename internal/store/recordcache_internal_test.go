@@ -67,6 +67,29 @@ func TestRecordCacheBounded(t *testing.T) {
 	}
 }
 
+// When full, the cache drops the records kept first: a record read ahead
+// of a listing's reader stays until the reader comes to it.
+func TestRecordCacheDropsTheOldest(t *testing.T) {
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, size := range []int{0, 64} {
+		c := recordCache[recordKey, int]{size: size}
+		n := c.capacity()
+		for i := range n {
+			c.put(recordKey{1, int64(i)}, i, 1, t0.Add(time.Duration(i)*time.Millisecond), time.Second)
+		}
+		c.put(recordKey{1, -1}, -1, 1, t0.Add(time.Duration(n)*time.Millisecond), time.Second)
+		if want := n*3/4 + 1; len(c.m) != want {
+			t.Fatalf("size %d: %d entries after one put too many, want %d", n, len(c.m), want)
+		}
+		for i := range n {
+			_, ok := c.m[recordKey{1, int64(i)}]
+			if want := i >= n/4; ok != want {
+				t.Fatalf("size %d: record %d of %d (the oldest first) kept: %v, want %v", n, i, n, ok, want)
+			}
+		}
+	}
+}
+
 // A write committed while a record is being read makes what was read
 // stale: the generation is taken before the row. Here the write commits
 // inside the read itself, the worst case of that race.
@@ -134,7 +157,7 @@ func TestCachedPage(t *testing.T) {
 	}
 	size := func(rec) int { return 1 }
 	idOf := func(r rec) int64 { return r.id }
-	got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3, 4, 5, 6}, gen, size, idOf, load)
+	got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3, 4, 5, 6}, nil, gen, size, idOf, load)
 	if err != nil || held != 2 {
 		t.Fatalf("%d held, %v; want the 2 in memory", held, err)
 	}
@@ -156,11 +179,47 @@ func TestCachedPage(t *testing.T) {
 
 	// All in memory: nothing is read.
 	asked = nil
-	if got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, gen, size, idOf, load); err != nil || len(got) != 3 || held != 3 || asked != nil {
+	if got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, nil, gen, size, idOf, load); err != nil || len(got) != 3 || held != 3 || asked != nil {
 		t.Fatalf("page %v, %d held, %v, read %v; want three records from memory", got, held, err, asked)
 	}
 	if !c.mayHold(gen) || c.mayHold(gen+1) {
 		t.Fatal("mayHold is true only at the generation of the last record kept")
+	}
+}
+
+// When a page reads records, it reads those ahead of it not in memory too,
+// and keeps them without returning them; a page all in memory reads
+// nothing, ahead or not.
+func TestCachedPageReadsAhead(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteStore(t)
+	s.cacheRecords = true
+	var c recordCache[recordKey, int64]
+	gen, now := s.gen.Load(), s.recordClock()
+	c.put(recordKey{1, 5}, 5, gen, now, time.Minute)
+	var asked []int64
+	load := func(_ context.Context, ids []int64) ([]int64, error) {
+		asked = slices.Clone(ids)
+		return ids, nil
+	}
+	size := func(int64) int { return 8 }
+	idOf := func(v int64) int64 { return v }
+	got, held, err := cachedPage(ctx, s, &c, 1, []int64{1, 2, 3}, []int64{4, 5, 6}, gen, size, idOf, load)
+	if err != nil || held != 0 || !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Fatalf("page %v, %d held, %v; want 1, 2, 3 read", got, held, err)
+	}
+	if !slices.Equal(asked, []int64{1, 2, 3, 4, 6}) {
+		t.Fatalf("read %v, want the page and 4 and 6 ahead of it", asked)
+	}
+	for _, id := range []int64{4, 6} {
+		if _, ok := c.get(recordKey{1, id}, gen, now); !ok {
+			t.Errorf("record %d, read ahead, not kept", id)
+		}
+	}
+	asked = nil
+	got, held, err = cachedPage(ctx, s, &c, 1, []int64{4, 5, 6}, []int64{7, 8}, gen, size, idOf, load)
+	if err != nil || held != 3 || !slices.Equal(got, []int64{4, 5, 6}) || asked != nil {
+		t.Fatalf("page %v, %d held, %v, read %v; want 4, 5, 6 from memory and nothing read", got, held, err, asked)
 	}
 }
 

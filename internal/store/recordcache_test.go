@@ -491,6 +491,93 @@ func TestUserPagesThroughTheCache(t *testing.T) {
 	}
 }
 
+// A class listing read page after page reads the next pages' classes
+// with a page's (store.ReadAhead in all), so that they are in memory before
+// they are asked for; each page is still the listing's, and its domain's
+// alone. A page read alone, or the first after a write, reads no more
+// than itself.
+func TestClassListingReadInOrderReadsAhead(t *testing.T) {
+	for _, b := range apitest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			store.SetDirectPageOffset(t, 4)
+			ctx := context.Background()
+			st := apitest.OpenStore(t, b)
+			var domains [2]int64
+			for i := range domains {
+				d, _, err := st.CreateDomain(ctx, strconv.Itoa(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				domains[i] = d.ID
+			}
+			start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+			create := func(domainID int64, title string) int64 {
+				t.Helper()
+				c, err := st.CreateLiveClass(ctx, domainID, lms.LiveClass{Title: title, Date: "2030-01-02",
+					StartMinute: 540, EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: 1,
+					Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c.ID
+			}
+			// The two domains' classes alternate, so that a range of one's
+			// ids holds the other's too.
+			const n = 100
+			var ids []int64
+			for i := range n {
+				ids = append(ids, create(domains[0], "Class "+strconv.Itoa(i)))
+				create(domains[1], "Other "+strconv.Itoa(i))
+			}
+			read := func(offset int) {
+				t.Helper()
+				page, total, err := st.ListLiveClasses(ctx, domains[0], store.ClassFilter{WithOccurrences: true}, store.Page{Offset: offset, Limit: 10})
+				if err != nil || total != n || len(page) != 10 {
+					t.Fatalf("page at %d: %d classes of %d, %v", offset, len(page), total, err)
+				}
+				for i, c := range page {
+					if c.ID != ids[offset+i] || c.Title != "Class "+strconv.Itoa(offset+i) || len(c.Occurrences) != 1 {
+						t.Fatalf("page at %d, class %d: %d %q with %d sittings, want %d %q with 1",
+							offset, i, c.ID, c.Title, len(c.Occurrences), ids[offset+i], "Class "+strconv.Itoa(offset+i))
+					}
+				}
+			}
+			held := func(from, to int) int { return st.ListedClassesInMemory(domains[0], ids[from:to]) }
+
+			read(20) // alone
+			if got := held(30, n); got != 0 {
+				t.Fatalf("a page read alone: %d classes after it in memory, want 0", got)
+			}
+			read(30) // after the page before it: reads ahead
+			if got, want := held(40, n), store.ReadAhead-10; got != want {
+				t.Fatalf("a page read after the one before it: %d classes after it in memory, want %d", got, want)
+			}
+			// The pages read ahead come from memory: none of them reads, and
+			// so none reads further ahead.
+			for off := 40; off < 30+store.ReadAhead; off += 10 {
+				read(off)
+			}
+			if got := held(30+store.ReadAhead, n); got != 0 {
+				t.Fatalf("after the pages read ahead: %d classes past them in memory, want 0", got)
+			}
+			read(30 + store.ReadAhead) // the next page not in memory reads ahead again, to the end
+			if got, want := held(40+store.ReadAhead, n), min(store.ReadAhead-10, n-40-store.ReadAhead); got != want {
+				t.Fatalf("the next page not in memory: %d classes after it in memory, want %d", got, want)
+			}
+			if got := st.ListedClassesInMemory(domains[1], ids); got != 0 {
+				t.Fatalf("%d of the first domain's classes held for the other", got)
+			}
+			// After a write nothing read before serves, and the first page
+			// read does not read ahead: the page before it is not in memory.
+			create(domains[1], "Written")
+			read(n - 20)
+			if got := held(n-10, n); got != 0 {
+				t.Fatalf("the first page after a write: %d classes after it in memory, want 0", got)
+			}
+		})
+	}
+}
+
 // A crawl through a long listing of classes on PostgreSQL, each page read
 // from the database by its ids, runs statements that PostgreSQL plans once
 // for the connection after their fifth run (pg_prepared_statements counts
@@ -536,13 +623,19 @@ func TestPostgresCrawlPlannedOnce(t *testing.T) {
 	// One connection, so that every statement of the crawl is prepared on
 	// the one the check below reads.
 	conns.SetMaxOpenConns(1)
-	// Pages a class apart: each has one class not in memory yet, read from
-	// the database with the same statement every time.
-	for _, f := range []store.ClassFilter{{WithOccurrences: true}, {WithOccurrences: true, PublishedOnly: true}} {
-		for off := 1000; off < 1016; off++ {
-			page, total, err := st.ListLiveClasses(ctx, d.ID, f, store.Page{Offset: off, Limit: 10})
+	// Each page has classes not in memory yet, read from the database with
+	// the same statement every time. The published ones are read a class
+	// apart; all classes 30 apart, since a page read after the one before
+	// it reads the next ones ahead (store.ReadAhead) and those then come
+	// from memory.
+	for _, l := range []struct {
+		f    store.ClassFilter
+		step int
+	}{{store.ClassFilter{WithOccurrences: true}, 30}, {store.ClassFilter{WithOccurrences: true, PublishedOnly: true}, 1}} {
+		for off := 1000; off < 1000+16*l.step; off += l.step {
+			page, total, err := st.ListLiveClasses(ctx, d.ID, l.f, store.Page{Offset: off, Limit: 10})
 			if err != nil || len(page) != 10 || total < 1500 {
-				t.Fatalf("%+v page at %d: %d classes of %d, %v", f, off, len(page), total, err)
+				t.Fatalf("%+v page at %d: %d classes of %d, %v", l.f, off, len(page), total, err)
 			}
 		}
 	}

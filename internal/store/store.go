@@ -119,6 +119,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	s.cacheRecords = o.CacheRecords
 	s.recordTTL = RecordCacheTTL
 	s.recordClock = time.Now
+	s.listedClasses.size = listedRecordsSize
+	s.listedUsers.size = listedRecordsSize
+	s.listedCourses.size = listedRecordsSize
 	return s, nil
 }
 
