@@ -207,8 +207,9 @@ func FuzzAddQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := map[string]string{}
-		err := addQuery(got, q)
+		var set paramSet
+		err := addQuery(&set, q)
+		got := set.asMap()
 		vals, wantErr := url.ParseQuery(q)
 		want := map[string]string{}
 		for k, vs := range vals {
@@ -225,8 +226,9 @@ func FuzzAddQuery(f *testing.F) {
 func TestAddQueryBound(t *testing.T) {
 	for _, n := range []int{maxQueryParams, maxQueryParams + 1} {
 		q := strings.Repeat("a=1&", n-1) + "b=2"
-		got := map[string]string{}
-		err := addQuery(got, q)
+		var set paramSet
+		err := addQuery(&set, q)
+		got := set.asMap()
 		vals, wantErr := url.ParseQuery(q)
 		if len(got) != len(vals) || (err == nil) != (wantErr == nil) {
 			t.Errorf("%d pairs: %d names, %v; url.ParseQuery %d, %v", n, len(got), err, len(vals), wantErr)

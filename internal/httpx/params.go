@@ -25,7 +25,9 @@ import (
 // more than one place the path wins over the body and the body over the
 // query string.
 type Params struct {
-	values map[string]string
+	values paramSet
+	// first holds values' first pairs: most requests send a handful.
+	first [smallParams]param
 	// structured names the parameters that may arrive as JSON arrays,
 	// objects or booleans (see ReadParamsStructured).
 	structured map[string]bool
@@ -35,10 +37,93 @@ type Params struct {
 
 // NewParams returns Params holding m (for tests and internal callers).
 func NewParams(m map[string]string) *Params {
-	if m == nil {
-		m = map[string]string{}
+	p := newParams(nil)
+	for k, v := range m {
+		p.values.set(k, v)
 	}
-	return &Params{values: m}
+	return p
+}
+
+func newParams(structured map[string]bool) *Params {
+	p := &Params{structured: structured}
+	p.values.list = p.first[:0]
+	return p
+}
+
+// smallParams is how many parameters a Params holds without allocating
+// more, and indexedParams how many it finds by scanning before it indexes
+// them in a map.
+const (
+	smallParams   = 8
+	indexedParams = 16
+)
+
+// param is one parameter: its name and its value.
+type param struct{ name, value string }
+
+// paramSet holds parameters by name, a value each. Most requests send a
+// handful, which a slice scanned in order finds faster than a map, without
+// a map's two allocations (a third of reading a launch's parameters). Past
+// indexedParams names a map indexes the slice, so that a request of
+// thousands of parameters is not read in quadratic time.
+type paramSet struct {
+	list  []param
+	index map[string]int // name to its place in list, past indexedParams
+}
+
+func (s *paramSet) find(name string) int {
+	if s.index != nil {
+		if i, ok := s.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range s.list {
+		if s.list[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *paramSet) get(name string) (string, bool) {
+	if i := s.find(name); i >= 0 {
+		return s.list[i].value, true
+	}
+	return "", false
+}
+
+// set sets name's value, replacing the one it had.
+func (s *paramSet) set(name, value string) {
+	if i := s.find(name); i >= 0 {
+		s.list[i].value = value
+		return
+	}
+	s.list = append(s.list, param{name, value})
+	switch {
+	case s.index != nil:
+		s.index[name] = len(s.list) - 1
+	case len(s.list) > indexedParams:
+		s.reindex()
+	}
+}
+
+func (s *paramSet) del(name string) {
+	i := s.find(name)
+	if i < 0 {
+		return
+	}
+	s.list = append(s.list[:i], s.list[i+1:]...)
+	if s.index != nil {
+		s.reindex()
+	}
+}
+
+func (s *paramSet) reindex() {
+	s.index = make(map[string]int, len(s.list))
+	for i, p := range s.list {
+		s.index[p.name] = i
+	}
 }
 
 // ErrBodyTooLarge is returned by ReadParams when the body exceeds the limit.
@@ -79,8 +164,8 @@ func ReadParamsStructured(r *http.Request, maxBody int64, structured map[string]
 }
 
 func readParams(r *http.Request, maxBody int64, structured map[string]bool) (*Params, error) {
-	p := &Params{values: make(map[string]string, 8), structured: structured}
-	addQuery(p.values, r.URL.RawQuery) // pairs that do not parse are left out, as URL.Query leaves them
+	p := newParams(structured)
+	addQuery(&p.values, r.URL.RawQuery) // pairs that do not parse are left out, as URL.Query leaves them
 	if r.Body != nil && r.Body != http.NoBody {
 		body, err := readAll(r, maxBody)
 		if err != nil {
@@ -128,13 +213,13 @@ const presized = 16 << 10
 // (GODEBUG urlmaxqueryparams).
 const maxQueryParams = 10000
 
-// addQuery sets values[k] to the last value of each name of the
+// addQuery sets in values the last value of each name of the
 // urlencoded text query. It parses as url.ParseQuery does, without
 // building its map of slices (a tenth of a point read's handling, most of
 // it garbage): the same pairs are left out, it fails when that fails,
 // and a query of more than maxQueryParams pairs adds nothing
 // (FuzzAddQuery).
-func addQuery(values map[string]string, query string) (err error) {
+func addQuery(values *paramSet, query string) (err error) {
 	if strings.Count(query, "&")+1 > maxQueryParams {
 		return errors.New("number of URL query parameters exceeded limit")
 	}
@@ -161,7 +246,7 @@ func addQuery(values map[string]string, query string) (err error) {
 			}
 			continue
 		}
-		values[k] = v
+		values.set(k, v)
 	}
 	return err
 }
@@ -169,7 +254,7 @@ func addQuery(values map[string]string, query string) (err error) {
 func (p *Params) addPath(r *http.Request) {
 	for name, rest, ok := nextWildcard(r.Pattern); ok; name, rest, ok = nextWildcard(rest) {
 		if v := r.PathValue(name); v != "" {
-			p.values[name] = v
+			p.values.set(name, v)
 		}
 	}
 }
@@ -183,7 +268,7 @@ func (p *Params) readBody(r *http.Request, body []byte) error {
 	mt, mparams := mediatype.Parse(ct)
 	switch {
 	case mt == "application/x-www-form-urlencoded":
-		if err := addQuery(p.values, string(body)); err != nil {
+		if err := addQuery(&p.values, string(body)); err != nil {
 			return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the urlencoded body could not be parsed",
 				Fields: []lms.FieldError{{Field: "body", Message: "is not valid urlencoded form data"}}}
 		}
@@ -201,7 +286,7 @@ func (p *Params) readJSON(body []byte) error {
 		return &lms.Error{Code: lms.CodeInvalid, Message: "invalid input: the JSON body is not valid UTF-8",
 			Fields: []lms.FieldError{{Field: "body", Message: "is not valid UTF-8"}}}
 	}
-	if flatObject(body, func(k, v string) { p.values[k] = v }) {
+	if flatObject(body, p.values.set) {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -221,16 +306,16 @@ func (p *Params) readJSON(body []byte) error {
 		case nil:
 			// null means absent.
 		case string:
-			p.values[k] = val
+			p.values.set(k, val)
 		case json.Number:
-			p.values[k] = val.String()
+			p.values.set(k, val.String())
 		default:
 			if !p.structured[k] {
 				v.Add(k, "must be a string or a number, not a JSON "+jsonKind(val))
 				continue
 			}
 			b, _ := json.Marshal(val)
-			p.values[k] = string(b)
+			p.values.set(k, string(b))
 		}
 	}
 	return v.Err()
@@ -250,7 +335,8 @@ func jsonKind(v any) string {
 // that hold a NUL character.
 func (p *Params) checkText() error {
 	var v lms.Validator
-	for k, val := range p.values {
+	for _, kv := range p.values.list {
+		k, val := kv.name, kv.value
 		name := k
 		if k == "" {
 			// A parameter sent without a name ("=x") is named "".
@@ -302,25 +388,28 @@ func nextWildcard(pattern string) (name, rest string, ok bool) {
 }
 
 // Get returns the named parameter, trimmed of surrounding space, or "".
-func (p *Params) Get(name string) string { return strings.TrimSpace(p.values[name]) }
+func (p *Params) Get(name string) string { return strings.TrimSpace(p.Raw(name)) }
 
 // Raw returns the named parameter exactly as sent.
-func (p *Params) Raw(name string) string { return p.values[name] }
+func (p *Params) Raw(name string) string {
+	v, _ := p.values.get(name)
+	return v
+}
 
 // Has reports whether the named parameter was sent with a non-blank value.
 func (p *Params) Has(name string) bool { return p.Get(name) != "" }
 
 // Sent reports whether the parameter was sent at all, even empty.
 func (p *Params) Sent(name string) bool {
-	_, ok := p.values[name]
+	_, ok := p.values.get(name)
 	return ok
 }
 
 // Set sets a parameter (used for aliases and defaults).
-func (p *Params) Set(name, value string) { p.values[name] = value }
+func (p *Params) Set(name, value string) { p.values.set(name, value) }
 
 // Del removes a parameter.
-func (p *Params) Del(name string) { delete(p.values, name) }
+func (p *Params) Del(name string) { p.values.del(name) }
 
 // First returns the value and name of the first of names that was sent.
 func (p *Params) First(names ...string) (value, name string) {
@@ -334,9 +423,9 @@ func (p *Params) First(names ...string) (value, name string) {
 
 // Names returns every parameter name sent.
 func (p *Params) Names() []string {
-	out := make([]string, 0, len(p.values))
-	for k := range p.values {
-		out = append(out, k)
+	out := make([]string, 0, len(p.values.list))
+	for _, kv := range p.values.list {
+		out = append(out, kv.name)
 	}
 	return out
 }
@@ -470,6 +559,6 @@ func (p *Params) readMultipart(body []byte, boundary string) error {
 			p.Files[name] = data
 			continue
 		}
-		p.values[name] = string(data)
+		p.values.set(name, string(data))
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +54,54 @@ func TestReadParamsMerge(t *testing.T) {
 				t.Error("null must read as absent")
 			}
 		})
+	}
+}
+
+// asMap is s as a map. It panics when s holds a name twice.
+func (s *paramSet) asMap() map[string]string {
+	m := make(map[string]string, len(s.list))
+	for _, p := range s.list {
+		if _, ok := m[p.name]; ok {
+			panic("paramSet holds " + strconv.Quote(p.name) + " twice")
+		}
+		m[p.name] = p.value
+	}
+	return m
+}
+
+// TestParamSet: a paramSet answers as a map does through sets, replaces
+// and deletions, below and past the count at which it indexes its names.
+func TestParamSet(t *testing.T) {
+	for _, names := range []int{1, smallParams, indexedParams, indexedParams + 1, 100} {
+		var s paramSet
+		want := map[string]string{}
+		rng := rand.New(rand.NewPCG(1, uint64(names)))
+		for step := range 2000 {
+			name := "p" + strconv.Itoa(rng.IntN(names))
+			switch rng.IntN(4) {
+			case 0:
+				s.del(name)
+				delete(want, name)
+			default:
+				v := strconv.Itoa(step)
+				s.set(name, v)
+				want[name] = v
+			}
+			if got, ok := s.get(name); got != want[name] || ok != (want[name] != "") {
+				t.Fatalf("%d names, step %d: get(%s) = %q, %v; want %q", names, step, name, got, ok, want[name])
+			}
+		}
+		if got := s.asMap(); !maps.Equal(got, want) {
+			t.Fatalf("%d names: %v, want %v", names, got, want)
+		}
+		if indexed := s.index != nil; indexed != (names > indexedParams) {
+			t.Errorf("%d names: indexed %v", names, indexed)
+		}
+		for name, v := range want {
+			if got, _ := s.get(name); got != v {
+				t.Errorf("%d names: get(%s) = %q, want %q", names, name, got, v)
+			}
+		}
 	}
 }
 
