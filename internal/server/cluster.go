@@ -62,13 +62,6 @@ func (m *Main) clusterRoutes(mux *http.ServeMux, pages *classroom.Pages) {
 	pages.RoomControl = m.cluster
 }
 
-// runCluster renews this node's leases until ctx is done.
-func (m *Main) runCluster(ctx context.Context) {
-	if m.cluster != nil {
-		go m.cluster.Run(ctx)
-	}
-}
-
 // leaveCluster removes this node from the registry once its rooms closed.
 func (m *Main) leaveCluster() {
 	if m.cluster == nil {

@@ -376,10 +376,16 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	hubCtx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
-	go m.Hub.Run(hubCtx)
-	m.runCluster(hubCtx)
-	go m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour)
-	go m.Quiz.RunSweeper(hubCtx, QuizSweepInterval)
+	// The loops below use the store, and their first passes run at once:
+	// Serve returns only once they have, so that none is still reading
+	// or writing when the caller closes the store.
+	var loops sync.WaitGroup
+	loops.Go(func() { m.Hub.Run(hubCtx) })
+	if m.cluster != nil {
+		loops.Go(func() { m.cluster.Run(hubCtx) })
+	}
+	loops.Go(func() { m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour) })
+	loops.Go(func() { m.Quiz.RunSweeper(hubCtx, QuizSweepInterval) })
 	waitWebhooks := m.runWebhooks(hubCtx)
 	defer m.serveMetrics()()
 	var serveErr error
@@ -403,6 +409,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	wg.Wait()
 	stopHub()
+	loops.Wait()
 	waitWebhooks()
 	return serveErr
 }
