@@ -339,8 +339,8 @@ func (m *Main) Handler() http.Handler {
 }
 
 // Serve serves until ctx is done, then stops accepting, waits up to the
-// shutdown timeout for in-flight requests, and returns. It does not close
-// the store; call Close.
+// shutdown timeout for in-flight requests, waits for its background loops
+// to stop, and returns. It does not close the store; call Close.
 func (m *Main) Serve(ctx context.Context) error {
 	h := m.Handler()
 	var tlsConfig *tls.Config
