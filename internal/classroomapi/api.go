@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +100,15 @@ func (a *API) Register(mux *http.ServeMux) {
 	a.operations = map[string]operation{}
 	for _, op := range a.operationTable() {
 		a.operations[strings.ToLower(op.name)] = op
+		// Each operation has routes of its own, for its name as the
+		// table spells it and in lower case: an exact route is found
+		// without the wildcard's allocations, and its pattern is the
+		// path to log as it is. /v2/{operation} takes other spellings.
+		for _, name := range slices.Compact([]string{op.name, strings.ToLower(op.name)}) {
+			serve := func(w http.ResponseWriter, r *http.Request) { a.serveOperation(w, r, name) }
+			mux.HandleFunc("/v2/"+name, serve)
+			mux.HandleFunc("/v1/"+name, serve)
+		}
 	}
 	mux.HandleFunc("/v2/{operation}", a.serve)
 	mux.HandleFunc("/v1/{operation}", a.serve)
@@ -109,13 +119,20 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/", a.serve)
 }
 
-// serve is every entry point: it reads the parameters, finds the
-// operation, authenticates, runs it and writes the answer.
+// serve is every entry point but the operations' own routes: the
+// operation is the path's {operation}, or the task parameter.
+func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+	a.serveOperation(w, r, r.PathValue("operation"))
+}
+
+// serveOperation reads the parameters, finds the operation (name, or the
+// task parameter when name is ""), authenticates, runs it and writes the
+// answer.
 //
 // The key is checked first, whatever else is wrong with the request, so
 // that every answer, errors included, comes in the style of the key's
 // domain; without a valid key, in the server's style.
-func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+func (a *API) serveOperation(w http.ResponseWriter, r *http.Request, name string) {
 	bodyErr := wire.EmptyJSONBody(r, a.MaxBody)
 	var p *httpx.Params
 	var err error
@@ -186,7 +203,6 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		ans.error(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed: every classroom API operation is a POST")
 		return
 	}
-	name := r.PathValue("operation")
 	if name == "" {
 		name = p.Get("task")
 		if name == "" {
