@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/classroom/i18n"
@@ -58,7 +59,8 @@ type Portal struct {
 	// domains' SSO secrets are sealed under a key derived from it.
 	Secret []byte
 
-	mux *http.ServeMux
+	mux        *http.ServeMux
+	publicHost atomic.Pointer[baseURLHost] // baseHost's last answer
 }
 
 func (p *Portal) now() time.Time {
@@ -211,21 +213,64 @@ func portalPath(path string) (int64, string, bool) {
 // foreignHost returns the request's host name (lower case, no port) when
 // it may be a domain's own portal host: not the public URL's host, not an
 // IP address, not localhost.
+//
+// It runs for every request the server answers on a host name, API calls
+// included, so it neither parses the public URL each time (baseHost) nor
+// makes an error for a host without a port (hostName) or for a name that
+// is not an IP address (ipLiteral).
 func (p *Portal) foreignHost(r *http.Request) string {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "" || host == "localhost" || net.ParseIP(host) != nil {
+	host := strings.ToLower(strings.TrimSuffix(hostName(r.Host), "."))
+	if host == "" || host == "localhost" || ipLiteral(host) {
 		return ""
 	}
-	if p.BaseURL != nil {
-		if u, err := url.Parse(p.BaseURL()); err == nil && strings.EqualFold(u.Hostname(), host) {
-			return ""
-		}
+	if p.BaseURL != nil && strings.EqualFold(p.baseHost(), host) {
+		return ""
 	}
 	return host
+}
+
+// hostName is a Host header's host: without its port, and an IPv6
+// address without its brackets. net.SplitHostPort gives the same for a
+// host with a port, but makes an error for one without.
+func hostName(hostport string) string {
+	if rest, ok := strings.CutPrefix(hostport, "["); ok {
+		if ip, _, ok := strings.Cut(rest, "]"); ok {
+			return ip
+		}
+		return hostport
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && strings.IndexByte(hostport, ':') == i {
+		return hostport[:i]
+	}
+	return hostport // no port, or an IPv6 address without brackets
+}
+
+// ipLiteral reports whether host is an IP address. Only a host of digits
+// and dots, or one with a colon, can be: net.ParseIP is not asked about
+// names, for which it makes an error.
+func ipLiteral(host string) bool {
+	if !strings.Contains(host, ":") && strings.Trim(host, "0123456789.") != "" {
+		return false
+	}
+	return net.ParseIP(host) != nil
+}
+
+// baseURLHost is a public URL and its host name.
+type baseURLHost struct{ url, host string }
+
+// baseHost returns the host name of BaseURL, parsed once for each URL it
+// returns ("" when it does not parse).
+func (p *Portal) baseHost() string {
+	u := p.BaseURL()
+	if b := p.publicHost.Load(); b != nil && b.url == u {
+		return b.host
+	}
+	b := &baseURLHost{url: u}
+	if pu, err := url.Parse(u); err == nil {
+		b.host = pu.Hostname()
+	}
+	p.publicHost.Store(b)
+	return b.host
 }
 
 // serve dispatches a portal request for domain d with the base stripped
