@@ -386,7 +386,7 @@ func (m *Main) Serve(ctx context.Context) error {
 	}
 	loops.Go(func() { m.recordings.RunRetention(hubCtx, m.Blobs(), time.Hour) })
 	loops.Go(func() { m.Quiz.RunSweeper(hubCtx, QuizSweepInterval) })
-	waitWebhooks := m.runWebhooks(hubCtx)
+	m.runWebhooks(hubCtx, &loops)
 	defer m.serveMetrics()()
 	var serveErr error
 	select {
@@ -410,7 +410,6 @@ func (m *Main) Serve(ctx context.Context) error {
 	wg.Wait()
 	stopHub()
 	loops.Wait()
-	waitWebhooks()
 	return serveErr
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/lectern-lms/lectern/internal/webhook"
@@ -30,21 +31,16 @@ func (m *Main) openWebhooks() {
 	})
 }
 
-// runWebhooks delivers the outbox until ctx is done, unless WebhookPoll
-// is negative. wait returns once the worker has stopped (its last attempt
-// recorded).
-func (m *Main) runWebhooks(ctx context.Context) (wait func()) {
+// runWebhooks delivers the outbox on loops until ctx is done, unless
+// WebhookPoll is negative; loops.Wait returns once the worker has stopped
+// (its last attempt recorded).
+func (m *Main) runWebhooks(ctx context.Context, loops *sync.WaitGroup) {
 	every := m.WebhookPoll
 	if every < 0 {
-		return func() {}
+		return
 	}
 	if every == 0 {
 		every = WebhookPollInterval
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m.Webhooks.Run(ctx, every)
-	}()
-	return func() { <-done }
+	loops.Go(func() { m.Webhooks.Run(ctx, every) })
 }
