@@ -99,13 +99,15 @@ func (a *API) now() time.Time {
 func (a *API) Register(mux *http.ServeMux) {
 	a.operations = map[string]operation{}
 	for _, op := range a.operationTable() {
-		a.operations[strings.ToLower(op.name)] = op
+		key := strings.ToLower(op.name)
+		a.operations[key] = op
 		// Each operation has routes of its own, for its name as the
 		// table spells it and in lower case: an exact route is found
 		// without the wildcard's allocations, and its pattern is the
 		// path to log as it is. /v2/{operation} takes other spellings.
-		for _, name := range slices.Compact([]string{op.name, strings.ToLower(op.name)}) {
-			serve := func(w http.ResponseWriter, r *http.Request) { a.serveOperation(w, r, name) }
+		// Both routes pass the operation's key, already in lower case.
+		serve := func(w http.ResponseWriter, r *http.Request) { a.serveOperation(w, r, key) }
+		for _, name := range slices.Compact([]string{op.name, key}) {
 			mux.HandleFunc("/v2/"+name, serve)
 			mux.HandleFunc("/v1/"+name, serve)
 		}
