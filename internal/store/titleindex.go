@@ -73,8 +73,15 @@ const (
 	// about 20 ms of the writer at 200,000 classes.
 	titleIndexBatch = 1000
 	// titleMergeShare: the index's segments are merged into one when
-	// those but the largest hold 1/titleMergeShare of its pages.
-	titleMergeShare = 8
+	// those but the largest hold 1/titleMergeShare of its pages. Each
+	// merge rewrites the largest segment, so under a steady stream of
+	// creates every title is written about titleMergeShare+1 times: with
+	// 8, the merges were a tenth of the server's CPU under schedule at
+	// 100,000 classes; with 2, schedule ran 5-20 % faster in alternated
+	// runs on a quiet machine, and a search while classes are created
+	// (more small segments to read until the next merge) about 6 %
+	// slower (docs/performance.md, forty-eighth pass).
+	titleMergeShare = 2
 	// titleQuietShare is titleMergeShare once the creates have paused.
 	titleQuietShare = 64
 	// titleQuiet is how long after a pass, with no pass since, the
