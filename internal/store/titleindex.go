@@ -77,10 +77,10 @@ const (
 	// merge rewrites the largest segment, so under a steady stream of
 	// creates every title is written about titleMergeShare+1 times: with
 	// 8, the merges were a tenth of the server's CPU under schedule at
-	// 100,000 classes; with 2, schedule ran 5-20 % faster in alternated
-	// runs on a quiet machine, and a search while classes are created
-	// (more small segments to read until the next merge) about 6 %
-	// slower (docs/performance.md, forty-eighth pass).
+	// 100,000 classes; with 2, schedule ran about 10 % faster (the median
+	// of nine alternated runs on a quiet machine), and a search while
+	// classes are created (more small segments to read until the next
+	// merge) about 6 % slower (docs/performance.md, forty-eighth pass).
 	titleMergeShare = 2
 	// titleQuietShare is titleMergeShare once the creates have paused.
 	titleQuietShare = 64
