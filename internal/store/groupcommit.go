@@ -41,9 +41,16 @@ import (
 //
 // A function sees its own writes and those of the functions before it in
 // the group (one connection, one transaction); a function that failed left
-// nothing behind. The row counters (triggers) and webhook outbox rows are
-// written by the function's own statements, so they are kept or undone
-// with its savepoint.
+// nothing behind. The webhook outbox rows, and the row counters that
+// triggers keep, are written by the function's own statements, so they
+// are kept or undone with its savepoint. The users and classes a function
+// created are counted once for the whole group, before its commit, from
+// the functions that succeeded (db.countInserted).
+//
+// A function whose first write is the only statement its input can make
+// fail (Store.txFirstWriteDecides: a user's or a class's creation) runs
+// without a savepoint: when that write fails, SQLite has undone it, and
+// nothing else is left to undo (callUnguarded).
 //
 // Cancellation: a caller whose context ends while its function is still
 // queued leaves, and the function is not run. Once a function has
@@ -94,7 +101,12 @@ type writeCall struct {
 	panic any // a panic of fn, raised again in the caller
 	// unlisted holds the listed rows fn deleted (db.unlist).
 	unlisted []listedRow
-	done     chan struct{}
+	// counted holds what fn's inserts add to counters (db.countInserted).
+	counted []countDelta
+	// firstWriteDecides: fn runs without a savepoint of its own
+	// (Store.txFirstWriteDecides).
+	firstWriteDecides bool
+	done              chan struct{}
 }
 
 const (
@@ -139,11 +151,11 @@ func (g *groupWriter) close() {
 
 // run queues fn and waits for its outcome: its own error, the commit's, or
 // nil once the transaction that holds its work has committed.
-func (g *groupWriter) run(ctx context.Context, fn func(d db) error) error {
+func (g *groupWriter) run(ctx context.Context, fn func(d db) error, firstWriteDecides bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &writeCall{ctx: ctx, fn: fn, done: make(chan struct{})}
+	c := &writeCall{ctx: ctx, fn: fn, firstWriteDecides: firstWriteDecides, done: make(chan struct{})}
 	select {
 	case g.queue <- c:
 	case <-ctx.Done():
@@ -231,6 +243,15 @@ func (g *groupWriter) group(first *writeCall) {
 		}
 	}
 	if lost == nil {
+		var counted []countDelta
+		for _, c := range ran {
+			counted = append(counted, c.counted...)
+		}
+		if err := writeCounted(bg, d, counted); err != nil {
+			lost = fmt.Errorf("counters: %w", err)
+		}
+	}
+	if lost == nil {
 		var unlisted []listedRow
 		for _, c := range ran {
 			unlisted = append(unlisted, c.unlisted...)
@@ -292,13 +313,16 @@ const (
 // call runs c.fn inside a savepoint, leaving its outcome in c. It returns
 // an error only when the shared transaction can no longer be used.
 func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) error {
+	if c.firstWriteDecides {
+		return g.callUnguarded(ctx, t, d, c)
+	}
 	if _, err := t.ExecContext(ctx, sqlSavepoint); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	d.unlisted = &c.unlisted
+	d.unlisted, d.counted = &c.unlisted, &c.counted
 	c.err, c.panic = runCall(d, c.fn)
 	if c.err != nil || c.panic != nil {
-		c.unlisted = nil // rolled back below
+		c.unlisted, c.counted = nil, nil // rolled back below
 	}
 	if c.err == nil && c.panic == nil {
 		if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
@@ -315,6 +339,39 @@ func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) e
 	}
 	if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
+
+// callUnguarded runs c.fn without a savepoint (Store.txFirstWriteDecides),
+// leaving its outcome in c. A function that failed before any of its
+// statements changed anything left nothing to undo: SQLite undoes a
+// statement that fails (a constraint) by itself. One that failed after a
+// change cannot be undone alone, and the group is lost: its callers get
+// the error, as for a failed commit, and nothing of it is written.
+//
+// An error can also have made SQLite roll the whole transaction back (a
+// full disk): the statements after it would then each commit on their
+// own. So after a failure the writer checks that the transaction is still
+// open: BEGIN fails inside a transaction and starts one outside of it.
+func (g *groupWriter) callUnguarded(ctx context.Context, t *sql.Tx, d db, c *writeCall) error {
+	wrote := 0
+	d.unlisted, d.counted, d.wrote = &c.unlisted, &c.counted, &wrote
+	c.err, c.panic = runCall(d, c.fn)
+	if c.err == nil && c.panic == nil {
+		return nil
+	}
+	c.unlisted, c.counted = nil, nil
+	g.s.hooks.clear() // what it read of its own writes
+	failure := c.err
+	if c.panic != nil {
+		failure = fmt.Errorf("panic: %v", c.panic)
+	}
+	if wrote > 0 {
+		return fmt.Errorf("a write without a savepoint failed after %d statements: %w", wrote, failure)
+	}
+	if _, err := t.ExecContext(ctx, "BEGIN"); err == nil {
+		return fmt.Errorf("the transaction was rolled back by %w", failure)
 	}
 	return nil
 }

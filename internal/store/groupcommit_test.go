@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/lectern-lms/lectern/internal/lms"
 	"runtime"
 	"strings"
 	"sync"
@@ -79,8 +80,7 @@ func waitQueued(t *testing.T, st *Store, n int) {
 }
 
 func insertUser(ctx context.Context, d db, domainID int64, name string) error {
-	_, err := d.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		domainID, name, name, name+"@example.com", name+"@example.com", formatTime(time.Now()))
+	_, err := insertUserRow(ctx, d, domainID, lms.User{Name: name, Username: name, Email: name + "@example.com", CreatedAt: time.Now()})
 	if isUnique(err) {
 		return fmt.Errorf("duplicate %s: %w", name, err)
 	}
@@ -105,8 +105,8 @@ func userNames(t *testing.T, st *Store, domainID int64) map[string]bool {
 	return names
 }
 
-// checkUserCount checks that the users counter (migration 0033's
-// triggers) equals the rows.
+// checkUserCount checks that the users counter (counted by the group
+// writer, migration 0046) equals the rows and want.
 func checkUserCount(t *testing.T, st *Store, domainID int64, want int) {
 	t.Helper()
 	ctx := context.Background()
@@ -124,8 +124,8 @@ func checkUserCount(t *testing.T, st *Store, domainID int64, want int) {
 }
 
 // A function that fails inside a group undoes only its own writes (and
-// the counter its trigger changed); the others of the group commit, and
-// each caller gets its own outcome.
+// what it counted); the others of the group commit, and each caller gets
+// its own outcome.
 func TestGroupCommitFailureUndoesOnlyItsOwnWork(t *testing.T) {
 	st, dom := openGroupStore(t)
 	ctx := context.Background()
@@ -542,4 +542,182 @@ func TestGroupCommitYieldsWhileWritesComeTogether(t *testing.T) {
 			t.Errorf("%s: %d yields, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// A function run without a savepoint (txFirstWriteDecides) whose first
+// write fails leaves the group alone: SQLite undid the failed statement,
+// the others of the group commit, and the caller gets its own error. The
+// classes created in the group are counted once, before the commit
+// (migration 0046), and a function that failed adds nothing to a counter.
+func TestGroupCommitFirstWriteDecides(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	start := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	class := func(title string, published int) error {
+		_, err := st.CreateLiveClass(ctx, dom, lms.LiveClass{Title: title, Date: "2030-01-02", StartMinute: 540,
+			EndMinute: 600, TimezoneName: "UTC", Currency: "usd", Published: published,
+			Occurrences: []lms.Occurrence{{Start: start, End: start.Add(time.Hour)}}})
+		return err
+	}
+	boom := errors.New("boom")
+	calls := []struct {
+		name string
+		run  func() error // queues one call
+		want error
+	}{
+		{"user", func() error {
+			return st.txFirstWriteDecides(ctx, func(d db) error { return insertUser(ctx, d, dom, "u1") })
+		}, nil},
+		{"same email", func() error {
+			return st.txFirstWriteDecides(ctx, func(d db) error { return insertUser(ctx, d, dom, "u1") })
+		}, errUnique},
+		{"published class", func() error { return class("A", 1) }, nil},
+		{"counted, then failed", func() error {
+			return st.tx(ctx, func(d db) error {
+				d.countInserted(dom, countLiveClasses, 1)
+				return boom
+			})
+		}, boom},
+		{"unpublished class", func() error { return class("B", 0) }, nil},
+		{"failed before writing", func() error {
+			return st.txFirstWriteDecides(ctx, func(d db) error {
+				d.countInserted(dom, countLiveClasses, 1)
+				return boom
+			})
+		}, boom},
+		{"user after", func() error {
+			return st.txFirstWriteDecides(ctx, func(d db) error { return insertUser(ctx, d, dom, "u2") })
+		}, nil},
+	}
+	out := make(chan error, len(calls))
+	for i, c := range calls {
+		go func() {
+			err := c.run()
+			if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+				err = fmt.Errorf("%s: error %v, want %v", c.name, err, c.want)
+			} else {
+				err = nil
+			}
+			out <- err
+		}()
+		waitQueued(t, st, i+1) // one group, in this order
+	}
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for range calls {
+		if err := <-out; err != nil {
+			t.Error(err)
+		}
+	}
+	names := userNames(t, st, dom)
+	if len(names) != 3 || !names["held"] || !names["u1"] || !names["u2"] {
+		t.Errorf("users after the group: %v, want held, u1 and u2", names)
+	}
+	checkUserCount(t, st, dom, 3)
+	checkClassCounts(t, st, dom, 2, 1)
+}
+
+// checkClassCounts checks the domain's class counters against its rows
+// and against the counts wanted.
+func checkClassCounts(t *testing.T, st *Store, domainID int64, all, published int64) {
+	t.Helper()
+	ctx := context.Background()
+	for _, c := range []struct {
+		kind, where string
+		want        int64
+	}{{countLiveClasses, "", all}, {countLiveClassesPublished, " AND published = 1", published}} {
+		n, err := rowCount(ctx, st.read(), domainID, c.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.read().count(ctx, "SELECT COUNT(*) FROM live_classes WHERE domain_id = ?"+c.where, domainID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != rows || n != c.want {
+			t.Errorf("%s counter %d, rows %d, want %d", c.kind, n, rows, c.want)
+		}
+	}
+}
+
+// A function run without a savepoint that fails after a write cannot be
+// undone alone: its whole group is rolled back, and every caller in it
+// gets the error. Nothing of the group is written; a call queued behind
+// the group runs in the next one.
+func TestGroupCommitFirstWriteDecidesFailingLate(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	boom := errors.New("boom")
+	ok1 := make(chan error, 1)
+	go func() { ok1 <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "ok1") }) }()
+	waitQueued(t, st, 1)
+	late := make(chan error, 1)
+	go func() {
+		late <- st.txFirstWriteDecides(ctx, func(d db) error {
+			if err := insertUser(ctx, d, dom, "late"); err != nil {
+				return err
+			}
+			return boom
+		})
+	}()
+	waitQueued(t, st, 2)
+	release()
+	for name, c := range map[string]<-chan error{"held": held, "ok1": ok1, "late": late} {
+		if err := <-c; !errors.Is(err, boom) {
+			t.Errorf("%s: error %v, want the late failure", name, err)
+		}
+	}
+	if names := userNames(t, st, dom); len(names) != 0 {
+		t.Errorf("users after the lost group: %v, want none", names)
+	}
+	checkUserCount(t, st, dom, 0)
+	if err := st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "next") }); err != nil {
+		t.Fatalf("a write after the lost group: %v", err)
+	}
+	checkUserCount(t, st, dom, 1)
+}
+
+// A function run without a savepoint may fail with an error that made
+// SQLite roll the whole transaction back (a full disk; here the function
+// rolls it back itself, behind the store's back). The writer then finds
+// no transaction open, and the group is lost: nothing of it is written.
+// The call queued after it runs in a group of its own; in the same one,
+// its statements would have committed on their own, before a COMMIT that
+// failed.
+func TestGroupCommitFirstWriteDecidesTransactionGone(t *testing.T) {
+	st, dom := openGroupStore(t)
+	ctx := context.Background()
+	release, held := holdWriter(t, st, dom)
+	full := errors.New("database or disk is full")
+	gone := make(chan error, 1)
+	go func() {
+		gone <- st.txFirstWriteDecides(ctx, func(d db) error {
+			if _, err := d.r.ExecContext(ctx, "ROLLBACK"); err != nil {
+				return err
+			}
+			return full
+		})
+	}()
+	waitQueued(t, st, 1)
+	after := make(chan error, 1)
+	go func() { after <- st.tx(ctx, func(d db) error { return insertUser(ctx, d, dom, "after") }) }()
+	waitQueued(t, st, 2)
+	release()
+	if err := <-held; !errors.Is(err, full) {
+		t.Errorf("held: error %v, want the failure that ended the transaction", err)
+	}
+	if err := <-gone; !errors.Is(err, full) {
+		t.Errorf("failed call: error %v, want its own", err)
+	}
+	if err := <-after; err != nil {
+		t.Errorf("the call queued after the lost group: %v", err)
+	}
+	if names := userNames(t, st, dom); len(names) != 1 || !names["after"] {
+		t.Errorf("users after the lost group and the next: %v, want after alone", names)
+	}
+	checkUserCount(t, st, dom, 1)
 }

@@ -191,7 +191,7 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 	// write waits for.
 	args := appendClassArgs(append(make([]any, 0, 1+classArgCount+2), domainID), &c)
 	args = append(args, formatTime(c.CreatedAt), formatTime(c.UpdatedAt))
-	err := s.tx(ctx, func(tx db) error {
+	err := s.txFirstWriteDecides(ctx, func(tx db) error {
 		var err error
 		c.ID, err = tx.insert(ctx, sqlInsertLiveClass, args...)
 		if err != nil {
@@ -199,6 +199,10 @@ func (s *Store) CreateLiveClass(ctx context.Context, domainID int64, c lms.LiveC
 		}
 		if err := insertOccurrences(ctx, tx, domainID, c.ID, c.Occurrences); err != nil {
 			return err
+		}
+		tx.countInserted(domainID, countLiveClasses, 1)
+		if c.Published == 1 {
+			tx.countInserted(domainID, countLiveClassesPublished, 1)
 		}
 		return emit(ctx, tx, domainID, event.ClassCreatedEvent(c))
 	})

@@ -13,6 +13,8 @@ import (
 // per domain and kind that triggers keep in the writing transaction
 // (migrations 0033 and 0040), so a total costs a primary-key range read of
 // at most 32 rows instead of a COUNT(*) over the domain, and stays exact.
+// On SQLite the users and classes created are counted by the store
+// instead, once a group of writes (countInserted, migration 0046).
 // Filtered listings (a search, a name, a user) still count their matches.
 
 // Counter kinds in row_counts.
@@ -53,34 +55,88 @@ func listTotal(ctx context.Context, d db, domainID int64, table string, filtered
 	return d.count(ctx, "SELECT COUNT(*) FROM "+table+" WHERE "+where, args...)
 }
 
+// countDelta is what a transaction adds to one of a domain's counters.
+type countDelta struct {
+	domainID int64
+	kind     string
+	n        int64
+}
+
+// countInserted records that the transaction inserted n rows of kind in
+// the domain, for a counter that only a trigger keeps on PostgreSQL: on
+// SQLite, the users' and the live classes' (migration 0046). The group
+// writer adds what the functions of a group recorded to the counters with
+// one statement a counter before its commit (writeCounted); a function
+// that failed adds nothing.
+func (d db) countInserted(domainID int64, kind string, n int64) {
+	if d.pg {
+		return
+	}
+	*d.counted = append(*d.counted, countDelta{domainID, kind, n})
+}
+
+// writeCounted adds deltas to their counters (SQLite's shard 0), one
+// statement for each domain and kind. There are none on PostgreSQL.
+func writeCounted(ctx context.Context, d db, deltas []countDelta) error {
+	sums := make([]countDelta, 0, 2)
+next:
+	for _, c := range deltas {
+		for i := range sums {
+			if sums[i].domainID == c.domainID && sums[i].kind == c.kind {
+				sums[i].n += c.n
+				continue next
+			}
+		}
+		sums = append(sums, c)
+	}
+	for _, c := range sums {
+		if _, err := d.exec(ctx, `INSERT INTO row_counts (domain_id, kind, n) VALUES (?, ?, ?)
+			ON CONFLICT (domain_id, kind, shard) DO UPDATE SET n = n + excluded.n`, c.domainID, c.kind, c.n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countedKinds are the counters a domain import writes from the rows it
+// inserted, where no trigger counted them.
+var countedKinds = []struct{ kind, from string }{
+	{countUsers, "users WHERE domain_id = ?"},
+	{countCourses, "courses WHERE domain_id = ?"},
+	{countLiveClasses, "live_classes WHERE domain_id = ?"},
+	{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1"},
+	{countOrders, "orders WHERE domain_id = ?"},
+	{countCertificates, "certificates WHERE domain_id = ?"},
+	{countQuizAttempts, "quiz_attempts WHERE domain_id = ?"},
+}
+
 // withoutCountTriggers runs fn, which inserts a new domain's rows, in tx
 // with the PostgreSQL counter triggers off (migration 0039), then writes
 // the domain's counters from its rows. The domain must have no counters
-// yet. On SQLite it only runs fn: its triggers cost the same per row
-// however many rows a transaction inserts.
+// yet. On SQLite the triggers stay on (they cost the same per row however
+// many rows a transaction inserts), and only the users and the classes,
+// which no trigger counts there (migration 0046), are counted from the
+// rows.
 func withoutCountTriggers(ctx context.Context, tx db, domainID int64, fn func() error) error {
-	if !tx.pg {
-		return fn()
-	}
-	if _, err := tx.exec(ctx, "SET LOCAL lectern.row_counts = 'off'"); err != nil {
-		return err
+	if tx.pg {
+		if _, err := tx.exec(ctx, "SET LOCAL lectern.row_counts = 'off'"); err != nil {
+			return err
+		}
 	}
 	if err := fn(); err != nil {
 		return err
 	}
-	for _, c := range []struct{ kind, from string }{
-		{countUsers, "users WHERE domain_id = ?"},
-		{countCourses, "courses WHERE domain_id = ?"},
-		{countLiveClasses, "live_classes WHERE domain_id = ?"},
-		{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1"},
-		{countOrders, "orders WHERE domain_id = ?"},
-		{countCertificates, "certificates WHERE domain_id = ?"},
-		{countQuizAttempts, "quiz_attempts WHERE domain_id = ?"},
-	} {
+	for _, c := range countedKinds {
+		if !tx.pg && c.kind != countUsers && c.kind != countLiveClasses && c.kind != countLiveClassesPublished {
+			continue
+		}
 		if _, err := tx.exec(ctx, "INSERT INTO row_counts (domain_id, kind, shard, n) SELECT ?, ?, 0, COUNT(*) FROM "+c.from,
 			domainID, c.kind, domainID); err != nil {
 			return err
 		}
+	}
+	if !tx.pg {
+		return nil
 	}
 	_, err := tx.exec(ctx, "SET LOCAL lectern.row_counts = 'on'")
 	return err

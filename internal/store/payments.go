@@ -390,9 +390,8 @@ func (s *Store) deliverCheckout(ctx context.Context, tx db, domainID int64, o *O
 	u, err := s.userByEmail(ctx, tx, domainID, o.BuyerEmail)
 	if lms.IsNotFound(err) {
 		name, _, _ := strings.Cut(o.BuyerEmail, "@")
-		u = lms.User{Name: name, Username: o.BuyerEmail, Email: o.BuyerEmail}
-		u.ID, err = tx.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			domainID, u.Name, u.Username, u.Email, lms.EmailKey(u.Email), formatTime(s.now()))
+		u = lms.User{Name: name, Username: o.BuyerEmail, Email: o.BuyerEmail, CreatedAt: s.now()}
+		u.ID, err = insertUserRow(ctx, tx, domainID, u)
 	}
 	if err != nil {
 		return err

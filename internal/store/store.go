@@ -340,6 +340,13 @@ type db struct {
 	// listings it deleted, to take out of the ids held in memory when it
 	// commits (idindex.go).
 	unlisted *[]listedRow
+	// counted collects, in a write transaction on SQLite, what its inserts
+	// add to counters that no trigger keeps (countInserted).
+	counted *[]countDelta
+	// wrote, when set, counts the statements exec ran without an error:
+	// the group writer's check that a function run without a savepoint
+	// failed before it changed anything (txFirstWriteDecides).
+	wrote *int
 }
 
 // now is the store's clock (see Store.now).
@@ -350,7 +357,11 @@ func (d db) exec(ctx context.Context, q string, args ...any) (sql.Result, error)
 	if !d.pg && changesHooks(q) {
 		d.s.hooks.clear()
 	}
-	return d.r.ExecContext(d.ctx(ctx), rebind(q, d.pg), args...)
+	res, err := d.r.ExecContext(d.ctx(ctx), rebind(q, d.pg), args...)
+	if err == nil && d.wrote != nil {
+		*d.wrote++
+	}
+	return res, err
 }
 
 func (d db) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -433,17 +444,37 @@ func (s *Store) read() db {
 // functions, each in a savepoint of its own (groupcommit.go); it returns
 // once the commit is durable.
 func (s *Store) tx(ctx context.Context, fn func(d db) error) error {
+	return s.runTx(ctx, fn, false)
+}
+
+// txFirstWriteDecides is tx for a function whose first write is the
+// only statement its input can make fail (a unique email taken), and that
+// writes nothing before it: on SQLite it shares a group's transaction
+// without a savepoint of its own, which was a tenth of a class's cost in
+// the group writer (docs/performance.md, "Forty-ninth pass"). If it fails
+// after a write all the same (a full disk), the group it shared is rolled
+// back and each of its callers gets the error (groupWriter.callUnguarded).
+func (s *Store) txFirstWriteDecides(ctx context.Context, fn func(d db) error) error {
+	return s.runTx(ctx, fn, true)
+}
+
+func (s *Store) runTx(ctx context.Context, fn func(d db) error, firstWriteDecides bool) error {
 	if s.writer != nil {
-		return s.writer.run(ctx, fn)
+		return s.writer.run(ctx, fn, firstWriteDecides)
 	}
 	t, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	var unlisted []listedRow
+	var counted []countDelta
 	d := s.on(t)
-	d.unlisted = &unlisted
+	d.unlisted, d.counted = &unlisted, &counted
 	if err := fn(d); err != nil {
+		t.Rollback()
+		return err
+	}
+	if err := writeCounted(ctx, d, counted); err != nil {
 		t.Rollback()
 		return err
 	}

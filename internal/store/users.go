@@ -35,10 +35,9 @@ func scanListedUser(r *sql.Rows, u *lms.User) error {
 // case-insensitively) in the domain is a conflict.
 func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms.User, error) {
 	u.CreatedAt = s.now()
-	err := s.tx(ctx, func(tx db) error {
+	err := s.txFirstWriteDecides(ctx, func(tx db) error {
 		var err error
-		u.ID, err = tx.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, domainID, u.Name, u.Username, u.Email, lms.EmailKey(u.Email), formatTime(u.CreatedAt))
+		u.ID, err = insertUserRow(ctx, tx, domainID, u)
 		if isUnique(err) {
 			return lms.Conflictf("a user with email %s already exists", u.Email)
 		}
@@ -48,6 +47,17 @@ func (s *Store) CreateUser(ctx context.Context, domainID int64, u lms.User) (lms
 		return emit(ctx, tx, domainID, event.UserCreatedEvent(u))
 	})
 	return u, err
+}
+
+// insertUserRow stores a user's row, created at u.CreatedAt, and counts
+// it (countInserted).
+func insertUserRow(ctx context.Context, tx db, domainID int64, u lms.User) (int64, error) {
+	id, err := tx.insert(ctx, `INSERT INTO users (domain_id, name, username, email, email_key, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, domainID, u.Name, u.Username, u.Email, lms.EmailKey(u.Email), formatTime(u.CreatedAt))
+	if err == nil {
+		tx.countInserted(domainID, countUsers, 1)
+	}
+	return id, err
 }
 
 // User returns one user of the domain.
