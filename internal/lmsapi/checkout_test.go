@@ -93,6 +93,14 @@ func TestCheckoutEnrollsAndRefunds(t *testing.T) {
 		testGateway(t, e, e.Domain)
 		e.Store.SetPointRule(ctx, e.Domain.ID, store.EventCourseEnrolled, 10)
 		e.Store.SetPointRule(ctx, e.Domain.ID, store.EventClassEnrolled, 3)
+		usersTotal := func() int64 {
+			r := e.LMS("POST", "/users/list", map[string]any{"limit": 1})
+			if r.Status != 200 {
+				t.Fatalf("users/list: %d %s", r.Status, r.Body)
+			}
+			return Int(t, r.JSON(t), "total")
+		}
+		usersBefore := usersTotal()
 		r := e.LMS("POST", "/shoppingCart/checkout", checkoutBody(s, "new@example.com", card("4242 4242 4242 4242")))
 		if r.Status != 200 {
 			t.Fatalf("checkout: %d %s", r.Status, r.Body)
@@ -110,6 +118,9 @@ func TestCheckoutEnrollsAndRefunds(t *testing.T) {
 		u, err := e.Store.UserByEmail(ctx, e.Domain.ID, "new@example.com")
 		if err != nil {
 			t.Fatalf("buyer not created: %v", err)
+		}
+		if got := usersTotal(); got != usersBefore+1 {
+			t.Errorf("users/list total after the checkout made its buyer a user: %d, want %d", got, usersBefore+1)
 		}
 		for _, it := range []struct {
 			kind string
