@@ -88,12 +88,6 @@ func SetDirectPageOffset(t interface{ Cleanup(func()) }, n int64) {
 	t.Cleanup(func() { directPageOffset = old })
 }
 
-// ClassTitleSegments returns the size of each segment of the SQLite title
-// index (titleSegments).
-func (s *Store) ClassTitleSegments(ctx context.Context) ([]int64, error) {
-	return s.titleSegments(ctx)
-}
-
 // ClassTitleTrigramOptions returns the storage options of PostgreSQL's
 // trigram index of class titles (migrations 0034, 0041), as
 // pg_class.reloptions shows them, one "name=value" a line.
@@ -105,18 +99,32 @@ func (s *Store) ClassTitleTrigramOptions(ctx context.Context) (string, error) {
 }
 
 // ClassTitleLargestLeaf returns the size in bytes of the title index's
-// largest leaf page (rows as ClassTitleLeafPages reads them).
+// largest leaf page (the rows of titleLeafRows).
 func (s *Store) ClassTitleLargestLeaf(ctx context.Context) (int64, error) {
 	var n sql.NullInt64
 	err := s.read().queryRow(ctx, "SELECT MAX(length(block)) FROM live_classes_title_data WHERE "+titleLeafRows).Scan(&n)
 	return n.Int64, err
 }
 
-// ClassTitleLeafPages counts the leaf pages of every segment of the title
-// index by reading them all (FTS5's row ids: segment << 37, then a
-// doclist-index bit and a height, zero for a leaf, then the page number).
-func (s *Store) ClassTitleLeafPages(ctx context.Context) (int64, error) {
-	return s.read().count(ctx, "SELECT COUNT(*) FROM live_classes_title_data WHERE "+titleLeafRows)
+// ClassTitleSegmentsAndLeafPages returns the size of each segment of the
+// SQLite title index (titleSegments) and the number of leaf pages of all
+// of them, counted by reading them (FTS5's row ids: segment << 37, then a
+// doclist-index bit and a height, zero for a leaf, then the page number),
+// both in one snapshot: the indexer may merge the segments between two
+// reads.
+func (s *Store) ClassTitleSegmentsAndLeafPages(ctx context.Context) ([]int64, int64, error) {
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	d := s.on(tx)
+	sizes, err := titleSegmentsOf(ctx, d)
+	if err != nil {
+		return nil, 0, err
+	}
+	leaves, err := d.count(ctx, "SELECT COUNT(*) FROM live_classes_title_data WHERE "+titleLeafRows)
+	return sizes, leaves, err
 }
 
 // titleLeafRows selects the rows of live_classes_title_data that are leaf

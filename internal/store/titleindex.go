@@ -275,8 +275,13 @@ func mergeDue(sizes []int64, share int64) bool {
 // numbered without gaps (its file format, fts5_index.c), so a segment's
 // lowest and highest rows there give its size by two seeks.
 func (s *Store) titleSegments(ctx context.Context) ([]int64, error) {
+	return titleSegmentsOf(ctx, s.read())
+}
+
+// titleSegmentsOf is titleSegments, read through d.
+func titleSegmentsOf(ctx context.Context, d db) ([]int64, error) {
 	var sizes []int64
-	err := scanRows(ctx, s.read(), `SELECT
+	err := scanRows(ctx, d, `SELECT
 			(SELECT MAX(id) FROM live_classes_title_data WHERE id BETWEEN g.segid << 37 AND (g.segid << 37) + 2147483647) -
 			(SELECT MIN(id) FROM live_classes_title_data WHERE id BETWEEN g.segid << 37 AND (g.segid << 37) + 2147483647) + 1
 		FROM (SELECT DISTINCT segid FROM live_classes_title_idx) g`, nil, func(r *sql.Rows) error {
