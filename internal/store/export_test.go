@@ -119,7 +119,7 @@ func (s *Store) ClassTitleSegmentsAndLeafPages(ctx context.Context) ([]int64, in
 	}
 	defer tx.Rollback()
 	d := s.on(tx)
-	sizes, err := titleSegmentsOf(ctx, d)
+	sizes, err := titleSegments(ctx, d)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -244,19 +244,15 @@ func (g *groupWriter) group(first *writeCall) {
 	}
 	if lost == nil {
 		var counted []countDelta
+		var unlisted []listedRow
 		for _, c := range ran {
 			counted = append(counted, c.counted...)
+			unlisted = append(unlisted, c.unlisted...)
 		}
 		if err := writeCounted(bg, d, counted); err != nil {
 			lost = fmt.Errorf("counters: %w", err)
-		}
-	}
-	if lost == nil {
-		var unlisted []listedRow
-		for _, c := range ran {
-			unlisted = append(unlisted, c.unlisted...)
-		}
-		if err := g.s.commitUnlisting(t, unlisted); err != nil {
+			t.Rollback()
+		} else if err := g.s.commitUnlisting(t, unlisted); err != nil {
 			lost = mapErr(fmt.Errorf("commit: %w", err))
 		}
 	} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/lectern-lms/lectern/internal/lms"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,17 +110,25 @@ func userNames(t *testing.T, st *Store, domainID int64) map[string]bool {
 // writer, migration 0046) equals the rows and want.
 func checkUserCount(t *testing.T, st *Store, domainID int64, want int) {
 	t.Helper()
+	checkCounter(t, st, domainID, countUsers, int64(want))
+}
+
+// checkCounter checks the domain's counter of kind against its rows (as
+// countedKinds selects them) and against want.
+func checkCounter(t *testing.T, st *Store, domainID int64, kind string, want int64) {
+	t.Helper()
 	ctx := context.Background()
-	n, err := rowCount(ctx, st.read(), domainID, countUsers)
+	i := slices.IndexFunc(countedKinds, func(c countedKind) bool { return c.kind == kind })
+	n, err := rowCount(ctx, st.read(), domainID, kind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := st.read().count(ctx, "SELECT COUNT(*) FROM users WHERE domain_id = ?", domainID)
+	rows, err := st.read().count(ctx, "SELECT COUNT(*) FROM "+countedKinds[i].from, domainID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != rows || n != int64(want) {
-		t.Errorf("users counter %d, rows %d, want %d", n, rows, want)
+	if n != rows || n != want {
+		t.Errorf("%s counter %d, rows %d, want %d", kind, n, rows, want)
 	}
 }
 
@@ -617,30 +626,8 @@ func TestGroupCommitFirstWriteDecides(t *testing.T) {
 		t.Errorf("users after the group: %v, want held, u1 and u2", names)
 	}
 	checkUserCount(t, st, dom, 3)
-	checkClassCounts(t, st, dom, 2, 1)
-}
-
-// checkClassCounts checks the domain's class counters against its rows
-// and against the counts wanted.
-func checkClassCounts(t *testing.T, st *Store, domainID int64, all, published int64) {
-	t.Helper()
-	ctx := context.Background()
-	for _, c := range []struct {
-		kind, where string
-		want        int64
-	}{{countLiveClasses, "", all}, {countLiveClassesPublished, " AND published = 1", published}} {
-		n, err := rowCount(ctx, st.read(), domainID, c.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := st.read().count(ctx, "SELECT COUNT(*) FROM live_classes WHERE domain_id = ?"+c.where, domainID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n != rows || n != c.want {
-			t.Errorf("%s counter %d, rows %d, want %d", c.kind, n, rows, c.want)
-		}
-	}
+	checkCounter(t, st, dom, countLiveClasses, 2)
+	checkCounter(t, st, dom, countLiveClassesPublished, 1)
 }
 
 // A function run without a savepoint that fails after a write cannot be

@@ -78,6 +78,9 @@ func (d db) countInserted(domainID int64, kind string, n int64) {
 // writeCounted adds deltas to their counters (SQLite's shard 0), one
 // statement for each domain and kind. There are none on PostgreSQL.
 func writeCounted(ctx context.Context, d db, deltas []countDelta) error {
+	if len(deltas) == 0 {
+		return nil
+	}
 	sums := make([]countDelta, 0, 2)
 next:
 	for _, c := range deltas {
@@ -98,16 +101,24 @@ next:
 	return nil
 }
 
+// countedKind is a counter with the rows it counts (a FROM clause whose
+// one parameter is the domain's id), and whether on SQLite the store
+// counts its inserts (countInserted) rather than a trigger.
+type countedKind struct {
+	kind, from    string
+	bySQLiteStore bool
+}
+
 // countedKinds are the counters a domain import writes from the rows it
 // inserted, where no trigger counted them.
-var countedKinds = []struct{ kind, from string }{
-	{countUsers, "users WHERE domain_id = ?"},
-	{countCourses, "courses WHERE domain_id = ?"},
-	{countLiveClasses, "live_classes WHERE domain_id = ?"},
-	{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1"},
-	{countOrders, "orders WHERE domain_id = ?"},
-	{countCertificates, "certificates WHERE domain_id = ?"},
-	{countQuizAttempts, "quiz_attempts WHERE domain_id = ?"},
+var countedKinds = []countedKind{
+	{countUsers, "users WHERE domain_id = ?", true},
+	{countCourses, "courses WHERE domain_id = ?", false},
+	{countLiveClasses, "live_classes WHERE domain_id = ?", true},
+	{countLiveClassesPublished, "live_classes WHERE domain_id = ? AND published = 1", true},
+	{countOrders, "orders WHERE domain_id = ?", false},
+	{countCertificates, "certificates WHERE domain_id = ?", false},
+	{countQuizAttempts, "quiz_attempts WHERE domain_id = ?", false},
 }
 
 // withoutCountTriggers runs fn, which inserts a new domain's rows, in tx
@@ -127,7 +138,7 @@ func withoutCountTriggers(ctx context.Context, tx db, domainID int64, fn func() 
 		return err
 	}
 	for _, c := range countedKinds {
-		if !tx.pg && c.kind != countUsers && c.kind != countLiveClasses && c.kind != countLiveClassesPublished {
+		if !tx.pg && !c.bySQLiteStore {
 			continue
 		}
 		if _, err := tx.exec(ctx, "INSERT INTO row_counts (domain_id, kind, shard, n) SELECT ?, ?, 0, COUNT(*) FROM "+c.from,

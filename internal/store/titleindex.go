@@ -230,7 +230,7 @@ func (x *titleIndexer) pass() error {
 // after the next pass.
 func (x *titleIndexer) merge(share int64) error {
 	ctx := context.Background()
-	sizes, err := x.s.titleSegments(ctx)
+	sizes, err := titleSegments(ctx, x.s.read())
 	if err != nil || !mergeDue(sizes, share) {
 		return err
 	}
@@ -274,12 +274,7 @@ func mergeDue(sizes []int64, share int64) bool {
 // segment s as the live_classes_title_data row (s << 37) + p, pages
 // numbered without gaps (its file format, fts5_index.c), so a segment's
 // lowest and highest rows there give its size by two seeks.
-func (s *Store) titleSegments(ctx context.Context) ([]int64, error) {
-	return titleSegmentsOf(ctx, s.read())
-}
-
-// titleSegmentsOf is titleSegments, read through d.
-func titleSegmentsOf(ctx context.Context, d db) ([]int64, error) {
+func titleSegments(ctx context.Context, d db) ([]int64, error) {
 	var sizes []int64
 	err := scanRows(ctx, d, `SELECT
 			(SELECT MAX(id) FROM live_classes_title_data WHERE id BETWEEN g.segid << 37 AND (g.segid << 37) + 2147483647) -
