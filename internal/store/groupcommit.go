@@ -317,16 +317,15 @@ func (g *groupWriter) call(ctx context.Context, t *sql.Tx, d db, c *writeCall) e
 	}
 	d.unlisted, d.counted = &c.unlisted, &c.counted
 	c.err, c.panic = runCall(d, c.fn)
-	if c.err != nil || c.panic != nil {
-		c.unlisted, c.counted = nil, nil // rolled back below
-	}
 	if c.err == nil && c.panic == nil {
 		if _, err := t.ExecContext(ctx, sqlRelease); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)
 		}
 		return nil
 	}
-	// What the function read of its own writes goes with them.
+	// What the function recorded, and what it read of its own writes, go
+	// with them (rolled back below).
+	c.unlisted, c.counted = nil, nil
 	g.s.hooks.clear()
 	// ROLLBACK TO fails when SQLite already rolled the whole transaction
 	// back (an I/O error, a full disk): the group is lost.

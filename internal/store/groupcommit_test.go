@@ -570,6 +570,10 @@ func TestGroupCommitFirstWriteDecides(t *testing.T) {
 		return err
 	}
 	boom := errors.New("boom")
+	countThenFail := func(d db) error {
+		d.countInserted(dom, countLiveClasses, 1)
+		return boom
+	}
 	calls := []struct {
 		name string
 		run  func() error // queues one call
@@ -582,19 +586,9 @@ func TestGroupCommitFirstWriteDecides(t *testing.T) {
 			return st.txFirstWriteDecides(ctx, func(d db) error { return insertUser(ctx, d, dom, "u1") })
 		}, errUnique},
 		{"published class", func() error { return class("A", 1) }, nil},
-		{"counted, then failed", func() error {
-			return st.tx(ctx, func(d db) error {
-				d.countInserted(dom, countLiveClasses, 1)
-				return boom
-			})
-		}, boom},
+		{"counted, then failed", func() error { return st.tx(ctx, countThenFail) }, boom},
 		{"unpublished class", func() error { return class("B", 0) }, nil},
-		{"failed before writing", func() error {
-			return st.txFirstWriteDecides(ctx, func(d db) error {
-				d.countInserted(dom, countLiveClasses, 1)
-				return boom
-			})
-		}, boom},
+		{"failed before writing", func() error { return st.txFirstWriteDecides(ctx, countThenFail) }, boom},
 		{"user after", func() error {
 			return st.txFirstWriteDecides(ctx, func(d db) error { return insertUser(ctx, d, dom, "u2") })
 		}, nil},
